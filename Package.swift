@@ -1,0 +1,89 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// RestMap: a schema-driven mapping runtime. One module per concern:
+//
+//   RestMapJSON        JSON bytes -> tape, exact numbers, writing          (no dependencies)
+//   RestMapSchema      schema model, loading, grammar, validation          (Yams only)
+//   CRestMapPluginABI  the versioned C boundary of loadable plugins        (header only)
+//   RestMapPluginKit   what a plugin author imports: Value, transformers   (C ABI only)
+//   RestMapPlugins     plugin search path, loading, transformer registry
+//   RestMap            the interpreter: plan, key paths, records, requests, routes
+//   restmap            the command-line tool
+//
+// First-party plugins live under Plugins/: each has a static module (link it in process) and a
+// dynamic library product (load it at run time by name).
+
+let strictSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "RestMap",
+    products: [
+        .executable(name: "restmap", targets: ["RestMapCLI"]),
+        .library(name: "RestMap", targets: ["RestMap"]),
+        .library(name: "RestMapSchema", targets: ["RestMapSchema"]),
+        .library(name: "RestMapJSON", targets: ["RestMapJSON"]),
+        .library(name: "RestMapPluginKit", targets: ["RestMapPluginKit"]),
+        .library(name: "RestMapDates", targets: ["RestMapDates"]),
+        .library(name: "RestMapIDs", targets: ["RestMapIDs"]),
+        .library(name: "RestMapCSV", targets: ["RestMapCSV"]),
+        // Loadable plugins: librestmap-<name>.so, found by name on the plugin search path.
+        .library(name: "restmap-dates", type: .dynamic, targets: ["RestMapDatesPlugin"]),
+        .library(name: "restmap-ids", type: .dynamic, targets: ["RestMapIDsPlugin"]),
+        .library(name: "restmap-csv", type: .dynamic, targets: ["RestMapCSVPlugin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "RestMapJSON", swiftSettings: strictSettings),
+        .target(
+            name: "RestMapSchema",
+            dependencies: [.product(name: "Yams", package: "Yams")],
+            swiftSettings: strictSettings
+        ),
+        .target(name: "CRestMapPluginABI"),
+        .target(name: "RestMapPluginKit", dependencies: ["CRestMapPluginABI"], swiftSettings: strictSettings),
+        .target(
+            name: "RestMapPlugins",
+            dependencies: ["RestMapPluginKit", "CRestMapPluginABI"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RestMap",
+            dependencies: ["RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "RestMapCLI",
+            dependencies: [
+                "RestMap",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // First-party plugins: the transformers (static) and their loadable wrappers (dynamic).
+        .target(name: "RestMapDates", dependencies: ["RestMapPluginKit"], path: "Plugins/Dates/Sources", swiftSettings: strictSettings),
+        .target(name: "RestMapDatesPlugin", dependencies: ["RestMapDates"], path: "Plugins/Dates/Export", swiftSettings: strictSettings),
+        .target(name: "RestMapIDs", dependencies: ["RestMapPluginKit"], path: "Plugins/IDs/Sources", swiftSettings: strictSettings),
+        .target(name: "RestMapIDsPlugin", dependencies: ["RestMapIDs"], path: "Plugins/IDs/Export", swiftSettings: strictSettings),
+        .target(name: "RestMapCSV", dependencies: ["RestMapPluginKit"], path: "Plugins/CSV/Sources", swiftSettings: strictSettings),
+        .target(name: "RestMapCSVPlugin", dependencies: ["RestMapCSV"], path: "Plugins/CSV/Export", swiftSettings: strictSettings),
+
+        .executableTarget(
+            name: "RestMapBenchmarks",
+            dependencies: ["RestMap", "RestMapDates", "RestMapPlugins"],
+            path: "Benchmarks/RestMapBenchmarks",
+            swiftSettings: strictSettings
+        ),
+
+        .testTarget(name: "RestMapJSONTests", dependencies: ["RestMapJSON"]),
+        .testTarget(name: "RestMapSchemaTests", dependencies: ["RestMapSchema"]),
+        .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap"]),
+        .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
+        .testTarget(name: "RestMapCLITests", dependencies: ["RestMap"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

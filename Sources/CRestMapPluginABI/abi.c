@@ -1,0 +1,1 @@
+/* Placeholder: the versioned plugin ABI is defined in restmap_plugin.h. */

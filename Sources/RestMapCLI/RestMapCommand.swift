@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct RestMapCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restmap",
+        abstract: "Validate RestMap schemas and map responses with them.",
+        subcommands: []
+    )
+}
