@@ -1,0 +1,136 @@
+/// The RestMap schema language, version 1, as a `Shape`. See Docs/SchemaLanguage.md.
+public enum RestMapGrammar {
+    /// Format versions this runtime understands.
+    public static let supportedVersions = [1]
+    /// HTTP methods a descriptor or route may name.
+    public static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+    /// Attribute types.
+    public static let types = ["string", "integer", "number", "decimal", "boolean", "date", "url", "any"]
+
+    static let keyPath = Shape.choice([.string(.keyPath), .list(.string(.text))])
+    static let status = Shape.choice([.integer(minimum: 100), .string(.status), .list(.choice([.integer(minimum: 100), .string(.status)]))])
+    static let secret = Shape.choice([
+        .string(.text),
+        .object(ObjectShape("secret", "A value read from the environment or given inline.", [
+            Property("env", .string(.text), "Name of the environment variable holding the value."),
+            Property("value", .string(.text), "The value itself."),
+        ])),
+    ])
+    static let transformStep = Shape.choice([.string(.text), .dictionary(.any, maximumEntries: 1)])
+    static let type = Shape.choice([.enumeration(types), .list(.enumeration(types))])
+
+    static let attribute = ObjectShape("attribute", "How one attribute is read from a representation.", [
+        Property("from", keyPath, "Source key path; defaults to the attribute's name."),
+        Property("type", type, "Value type; a one-item list for arrays ([string]). Default: any."),
+        Property("transform", .choice([transformStep, .list(transformStep)]),
+                 "Transformer step(s) applied before type coercion: a name or {name: {arguments}}."),
+        Property("default", .any, "Value used when the source key is absent."),
+        Property("required", .boolean, "Reject a record that lacks this value."),
+    ])
+
+    static let relationship = ObjectShape("relationship", "A to-one or to-many relationship to another entity.", [
+        Property("from", keyPath, "Source key path of the nested representation(s); \"@self\" for an aggregate."),
+        Property("entity", .string(.entityName), required: true, "The target entity (or dynamic entity)."),
+        Property("many", .boolean, "A to-many relationship."),
+        Property("assign", .enumeration(["set", "replace", "union"]), "How a mapped value is assigned. Default: set."),
+        Property("connect", .dictionary(.string(.text)), "Foreign-key connection: local attribute: target attribute."),
+        Property("route", .string(.route), "The route that loads this relationship: \"GET /path/:param\"."),
+    ])
+
+    static let dynamic = ObjectShape("dynamic", "Picks the entity of each representation by a value in it.", [
+        Property("by", keyPath, required: true, "Key path whose value picks the entity."),
+        Property("cases", .dictionary(.string(.entityName)), required: true, "Value: entity name."),
+        Property("otherwise", .string(.text), "skip (decline the representation), error, or an entity name."),
+    ])
+
+    static let entity = ObjectShape("entity", "A named record shape.", [
+        Property("identifiedBy", .choice([.string(.text), .list(.string(.text))]), "Attribute(s) identifying a record."),
+        Property("attributes", .choice([.dictionary(.choice([keyPath, .object(attribute)])), .list(.string(.text))]),
+                 "destination: source key path, or the full form; a list maps names to themselves."),
+        Property("relationships", .dictionary(.object(relationship)), "Relationships by name."),
+        Property("dynamic", .object(dynamic), "Makes this entity a dynamic entity."),
+        Property("routes", .object(ObjectShape("entityRoutes", "Entity routes by method; ANY is the fallback.",
+            (methods + ["ANY"]).map { Property($0, .string(.pathPattern), "Path pattern for \($0).") })),
+            "The entity's routes by method."),
+    ])
+
+    static let response = ObjectShape("response", "Which responses map to which entity.", [
+        Property("method", .enumeration(methods + ["ANY"]), "Request method; default ANY."),
+        Property("path", .string(.pathPattern), "Path pattern relative to baseURL; omitted: any path."),
+        Property("keyPath", keyPath, "Where the records sit; omitted: the whole body."),
+        Property("status", status, "Status codes: 200, 2xx, 400-499 or a list; default 2xx."),
+        Property("entity", .string(.entityName), required: true, "The entity of the records."),
+        Property("keyedBy", .string(.text), "The object's keys are records; the key becomes this attribute."),
+    ])
+
+    static let errorDescriptor = ObjectShape("error", "How error responses map to messages.", [
+        Property("status", status, "Status codes; default 4xx and 5xx."),
+        Property("keyPath", keyPath, "Where the error representations sit."),
+        Property("message", keyPath, required: true, "Key path of the message within each error."),
+        Property("code", keyPath, "Key path of an error code."),
+    ])
+
+    static let request = ObjectShape("request", "How records serialize into request bodies.", [
+        Property("entity", .string(.entityName), required: true, "The entity serialized."),
+        Property("method", .enumeration(methods + ["ANY"]), "Request method; default ANY."),
+        Property("rootKeyPath", .string(.text), "Nest the body under this key."),
+        Property("attributes", .choice([.list(.string(.text)), .dictionary(.string(.text))]),
+                 "Attributes to send: names, or body key: attribute. Default: the inverse of the entity's mapping."),
+        Property("format", .enumeration(["json", "form"]), "Body encoding; default json."),
+    ])
+
+    static let pagination = ObjectShape("pagination", "How pages of a collection are fetched.", [
+        Property("kind", .enumeration(["page", "offset", "cursor", "link"]), required: true, "Pagination style."),
+        Property("path", .string(.pathPattern), "Path pattern of a page: :perPage, :currentPage, :offset, :cursor."),
+        Property("perPage", keyPath, "Key path of the page size."),
+        Property("currentPage", keyPath, "Key path of the current page number."),
+        Property("pageCount", keyPath, "Key path of the number of pages."),
+        Property("objectCount", keyPath, "Key path of the number of objects."),
+        Property("cursor", keyPath, "Key path of the next cursor (kind: cursor)."),
+        Property("cursorHeader", .string(.text), "Response header holding the next cursor (kind: cursor)."),
+        Property("maxPages", .integer(minimum: 1), "Stop after this many pages."),
+    ])
+
+    static let route = Shape.choice([
+        .string(.route),
+        .object(ObjectShape("route", "A named route with its own pagination.", [
+            Property("method", .enumeration(methods), "Request method; default GET."),
+            Property("path", .string(.pathPattern), required: true, "Path pattern."),
+            Property("pagination", .object(pagination), "Pagination of this route."),
+        ])),
+    ])
+
+    static let store = ObjectShape("store", "Persistence of mapped records.", [
+        Property("orphans", .list(.object(ObjectShape("orphans", "Records a GET of this path replaces.", [
+            Property("path", .string(.pathPattern), required: true, "Path pattern of the GET."),
+            Property("entity", .string(.entityName), required: true, "Entity whose orphans are deleted."),
+            Property("where", .dictionary(.string(.text)), "attribute: value or :parameter."),
+        ]))), "Orphan deletion rules."),
+        Property("search", .dictionary(.list(.string(.text))), "Full-text indexed attributes by entity."),
+        Property("tombstone", .dictionary(.dictionary(.any)), "Records matching these values are deleted."),
+        Property("modifiedBy", .dictionary(.string(.text)), "Attribute that orders versions, by entity."),
+    ])
+
+    /// The whole file.
+    public static let schema = Shape.object(ObjectShape("schema", "A RestMap schema file.", [
+        Property("restmap", .integer(minimum: 1), required: true, "Format version: 1."),
+        Property("name", .string(.text), "Name of the API."),
+        Property("baseURL", .string(.url), "Base URL; request paths are relative to it."),
+        Property("plugins", .list(.string(.text)), "Transformer plugins to load, by name."),
+        Property("headers", .dictionary(.string(.text)), "Headers sent with every request."),
+        Property("auth", .object(ObjectShape("auth", "Request authentication.", [
+            Property("bearer", secret, "Bearer token."),
+            Property("basic", .object(ObjectShape("basic", "HTTP basic authentication.", [
+                Property("username", secret, required: true, "User name."),
+                Property("password", secret, required: true, "Password."),
+            ])), "Basic authentication."),
+        ])), "Authentication."),
+        Property("entities", .dictionary(.object(entity)), required: true, "Record shapes by name."),
+        Property("responses", .list(.object(response)), "Response descriptors."),
+        Property("errors", .list(.object(errorDescriptor)), "Error descriptors."),
+        Property("routes", .dictionary(route), "Named routes: \"METHOD /path\"."),
+        Property("requests", .list(.object(request)), "Request descriptors."),
+        Property("pagination", .object(pagination), "Default pagination."),
+        Property("store", .object(store), "Persistence."),
+    ]))
+}

@@ -1,0 +1,74 @@
+/// The grammar of schema files: what each node may hold.
+///
+/// One description drives both the structural validator and the JSON Schema export
+/// (`restmap schema --json-schema`), so editors and `restmap validate` agree.
+public indirect enum Shape: Sendable {
+    /// A string; `format` names a syntax checked after structure (key path, path pattern, …).
+    case string(StringFormat)
+    case integer(minimum: Int?)
+    case boolean
+    /// Any value at all.
+    case any
+    /// One of fixed words.
+    case enumeration([String])
+    case list(Shape)
+    /// A mapping with free keys (entity names, route names) and values of one shape.
+    case dictionary(Shape, maximumEntries: Int? = nil)
+    /// A mapping with known keys.
+    case object(ObjectShape)
+    /// Alternatives told apart by the node's kind (scalar, list or mapping).
+    case choice([Shape])
+
+    /// The syntax a string must follow.
+    public enum StringFormat: String, Sendable {
+        case text, keyPath, pathPattern, route, status, url, entityName
+    }
+
+    /// How the shape is described to a person ("a mapping", "a list or a string").
+    var expectation: String {
+        switch self {
+        case .string, .enumeration: "a string"
+        case .integer: "an integer"
+        case .boolean: "true or false"
+        case .any: "a value"
+        case .list: "a list"
+        case .dictionary, .object: "a mapping"
+        case .choice(let shapes):
+            shapes.map(\.expectation).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+                .joined(separator: " or ")
+        }
+    }
+}
+
+/// A mapping with known keys.
+public struct ObjectShape: Sendable {
+    /// The name of the construct ("entity", "attribute"): used in messages and as the JSON Schema definition name.
+    public var name: String
+    public var summary: String
+    public var properties: [Property]
+
+    public init(_ name: String, _ summary: String, _ properties: [Property]) {
+        self.name = name
+        self.summary = summary
+        self.properties = properties
+    }
+
+    public func property(named key: String) -> Property? {
+        properties.first { $0.name == key }
+    }
+}
+
+/// One known key of an `ObjectShape`.
+public struct Property: Sendable {
+    public var name: String
+    public var shape: Shape
+    public var isRequired: Bool
+    public var summary: String
+
+    public init(_ name: String, _ shape: Shape, required: Bool = false, _ summary: String) {
+        self.name = name
+        self.shape = shape
+        self.isRequired = required
+        self.summary = summary
+    }
+}

@@ -1,0 +1,391 @@
+import Foundation
+
+/// The result of loading a schema: the model when it has no errors, and every diagnostic.
+public struct LoadedSchema: Sendable {
+    /// The schema, present only when there is no error.
+    public var schema: Schema?
+    /// Every problem found, sorted by position.
+    public var diagnostics: [Diagnostic]
+}
+
+extension Schema {
+    /// Loads and validates the schema file at `path`.
+    public static func load(contentsOf path: String, options: SchemaValidationOptions = .init()) -> LoadedSchema {
+        read(options.loader.load(contentsOf: path), file: path, options: options)
+    }
+
+    /// Loads and validates a schema held in memory; `file` names it in diagnostics.
+    public static func load(bytes: [UInt8], file: String, options: SchemaValidationOptions = .init()) -> LoadedSchema {
+        read(options.loader.load(bytes: bytes, file: file), file: file, options: options)
+    }
+
+    private static func read(_ loaded: SchemaLoader.Loaded, file: String, options: SchemaValidationOptions) -> LoadedSchema {
+        guard let root = loaded.root else {
+            return LoadedSchema(schema: nil, diagnostics: loaded.diagnostics.sortedByPosition())
+        }
+        let reader = SchemaReader(file: file, root: root, options: options)
+        let schema = reader.read()
+        let diagnostics = (loaded.diagnostics + reader.diagnostics).sortedByPosition()
+        return LoadedSchema(schema: diagnostics.containsErrors ? nil : schema, diagnostics: diagnostics)
+    }
+}
+
+/// Builds the typed model from a node tree and runs the semantic checks.
+final class SchemaReader {
+    let file: String
+    let root: SchemaNode
+    let options: SchemaValidationOptions
+    var diagnostics: [Diagnostic] = []
+
+    init(file: String, root: SchemaNode, options: SchemaValidationOptions) {
+        self.file = file
+        self.root = root
+        self.options = options
+    }
+
+    func read() -> Schema {
+        var structure = StructuralValidator()
+        structure.check(root, against: RestMapGrammar.schema, context: "the schema")
+        diagnostics += structure.diagnostics
+
+        let version = root["restmap"]?.intValue ?? 0
+        if let node = root["restmap"], let value = node.intValue, !RestMapGrammar.supportedVersions.contains(value) {
+            error("unsupported format version \(value); this restmap reads version \(RestMapGrammar.supportedVersions.map(String.init).joined(separator: ", "))", at: node)
+        }
+        if let node = root["baseURL"], let text = node.stringValue {
+            let url = URL(string: text)
+            if url?.scheme.map({ ["http", "https"].contains($0.lowercased()) }) != true || url?.host == nil {
+                error("baseURL must be an absolute http(s) URL, found '\(text)'", at: node)
+            }
+        }
+        let plugins = (root["plugins"]?.sequence ?? []).compactMap { node in node.stringValue.map { Located($0, at: node.location) } }
+        var headers: [String: String] = [:]
+        for pair in root["headers"]?.mapping ?? [] {
+            if let key = pair.key.scalarText, let value = pair.value.scalarText { headers[key] = value }
+        }
+
+        var schema = Schema(
+            file: file, version: version, name: root["name"]?.scalarText, baseURL: root["baseURL"]?.stringValue,
+            plugins: plugins, headers: headers, entities: [], responses: [], errors: [], routes: [], requests: [],
+            pagination: root["pagination"], store: root["store"], root: root)
+        schema.entities = (root["entities"]?.mapping ?? []).compactMap { readEntity($0, plugins: Set(plugins.map(\.value))) }
+        schema.responses = (root["responses"]?.sequence ?? []).compactMap(readResponse)
+        schema.errors = (root["errors"]?.sequence ?? []).compactMap(readError)
+        schema.routes = (root["routes"]?.mapping ?? []).compactMap(readNamedRoute)
+        schema.requests = (root["requests"]?.sequence ?? []).compactMap(readRequest)
+        readPagination(root["pagination"])
+        for route in root["routes"]?.mapping ?? [] { readPagination(route.value["pagination"]) }
+
+        SemanticChecks(schema: schema).run(into: &diagnostics)
+        return schema
+    }
+
+    // MARK: Diagnostics
+
+    func error(_ message: String, at node: SchemaNode) {
+        diagnostics.append(.error(message, at: node.location))
+    }
+
+    func warning(_ message: String, at node: SchemaNode) {
+        diagnostics.append(.warning(message, at: node.location))
+    }
+
+    // MARK: Small syntaxes
+
+    func keyPath(_ node: SchemaNode?) -> KeyPath? {
+        guard let node else { return nil }
+        if let items = node.sequence {
+            let keys = items.compactMap(\.scalarText)
+            guard keys.count == items.count else { return nil }
+            do { return try KeyPath.literal(keys) } catch {
+                diagnostics.append(.error(error.message, at: node.location))
+                return nil
+            }
+        }
+        guard let text = node.scalarText, !node.isNull else { return nil }
+        do { return try KeyPath.parse(text) } catch {
+            diagnostics.append(.error(error.message, at: node.textLocation.advanced(by: error.offset)))
+            return nil
+        }
+    }
+
+    func pathPattern(_ node: SchemaNode?, offset: Int = 0) -> PathPattern? {
+        guard let node, let text = node.stringValue else { return nil }
+        return pathPattern(String(text.dropFirst(offset)), at: node.textLocation.advanced(by: offset))
+    }
+
+    func pathPattern(_ text: String, at location: SourceLocation) -> PathPattern? {
+        do { return try PathPattern.parse(text) } catch {
+            diagnostics.append(.error("malformed path pattern: \(error.message)", at: location.advanced(by: error.offset)))
+            return nil
+        }
+    }
+
+    func status(_ node: SchemaNode?, default fallback: StatusSpecification) -> StatusSpecification {
+        guard let node else { return fallback }
+        let items = node.sequence ?? [node]
+        var ranges: [ClosedRange<Int>] = []
+        for item in items {
+            guard let text = item.scalarText else { continue }
+            if let range = StatusSpecification.parseItem(text) {
+                ranges.append(range)
+            } else {
+                error("malformed status '\(text)': write a code (404), a class (4xx) or a range (400-499) between 100 and 599", at: item)
+            }
+        }
+        return ranges.isEmpty ? fallback : StatusSpecification(ranges)
+    }
+
+    func method(_ node: SchemaNode?) -> String? {
+        guard let text = node?.stringValue, text != "ANY" else { return nil }
+        return text
+    }
+
+    /// Parses `METHOD /path`; reports a missing or unknown method.
+    func route(_ node: SchemaNode, allowAny: Bool = false) -> RouteSpecification? {
+        guard let text = node.stringValue else { return nil }
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2 else {
+            error("a route is 'METHOD /path', found '\(text)'", at: node)
+            return nil
+        }
+        let method = String(parts[0])
+        let methods = RestMapGrammar.methods + (allowAny ? ["ANY"] : [])
+        guard methods.contains(method) else {
+            error("unknown method '\(method)' in route\(Suggestions.hint(for: method, in: methods))", at: node)
+            return nil
+        }
+        let patternOffset = text.distance(from: text.startIndex, to: parts[1].startIndex)
+        guard let pattern = pathPattern(String(parts[1]), at: node.textLocation.advanced(by: patternOffset)) else { return nil }
+        return RouteSpecification(method: method == "ANY" ? nil : method, pattern: pattern)
+    }
+
+    func readPagination(_ node: SchemaNode?) {
+        guard let node, node.mapping != nil else { return }
+        _ = pathPattern(node["path"])
+        for key in ["perPage", "currentPage", "pageCount", "objectCount", "cursor"] { _ = keyPath(node[key]) }
+    }
+
+    // MARK: Entities
+
+    func readEntity(_ pair: SchemaNode.Pair, plugins: Set<String>) -> Entity? {
+        guard let name = pair.key.scalarText, pair.value.mapping != nil else { return nil }
+        let node = pair.value
+        var attributes: [Attribute] = []
+        if let list = node["attributes"]?.sequence {
+            for item in list {
+                guard let text = item.scalarText, let source = keyPath(item) else { continue }
+                attributes.append(Attribute(name: text, location: item.location, source: source, type: .any,
+                                            transforms: [], defaultValue: nil, isRequired: false))
+            }
+        } else {
+            for attribute in node["attributes"]?.mapping ?? [] {
+                if let parsed = readAttribute(attribute, plugins: plugins) { attributes.append(parsed) }
+            }
+        }
+        var identifiedBy: [Located<String>] = []
+        let explicit = node["identifiedBy"] != nil
+        if let identification = node["identifiedBy"] {
+            for item in identification.sequence ?? [identification] {
+                if let text = item.stringValue { identifiedBy.append(Located(text, at: item.textLocation)) }
+            }
+        } else {
+            let candidates = ["id", "ID", "identifier", "url", "URL", "\(name)ID", "\(name)_id",
+                              name.prefix(1).lowercased() + name.dropFirst() + "ID"]
+            if let inferred = candidates.first(where: { candidate in attributes.contains { $0.name == candidate } }) {
+                identifiedBy = [Located(inferred, at: node.location)]
+            }
+        }
+        var relationships: [Relationship] = []
+        for relationship in node["relationships"]?.mapping ?? [] {
+            if let parsed = readRelationship(relationship) { relationships.append(parsed) }
+        }
+        var routes: [EntityRoute] = []
+        for route in node["routes"]?.mapping ?? [] {
+            guard let method = route.key.scalarText, let pattern = pathPattern(route.value) else { continue }
+            routes.append(EntityRoute(method: method == "ANY" ? nil : method, pattern: pattern, location: route.value.location))
+        }
+        return Entity(name: name, location: pair.key.location, identifiedBy: identifiedBy, identificationIsExplicit: explicit,
+                      attributes: attributes, relationships: relationships, dynamic: readDynamic(node["dynamic"]), routes: routes)
+    }
+
+    func readAttribute(_ pair: SchemaNode.Pair, plugins: Set<String>) -> Attribute? {
+        guard let name = pair.key.scalarText else { return nil }
+        let node = pair.value
+        guard node.mapping != nil else {
+            guard let source = keyPath(node) else { return nil }
+            return Attribute(name: name, location: pair.key.location, source: source, type: .any,
+                             transforms: [], defaultValue: nil, isRequired: false)
+        }
+        let source = node["from"].map { keyPath($0) } ?? KeyPath(keys: [name])
+        guard let source else { return nil }
+        let type = node["type"].flatMap(readType) ?? .any
+        let transforms = readTransforms(node["transform"], plugins: plugins)
+        if type.baseType == .date, !plugins.contains("dates"), transforms.isEmpty, let typeNode = node["type"] {
+            warning("type 'date' reads strings with the dates plugin: add 'plugins: [dates]' (without it only Unix timestamps map)", at: typeNode)
+        }
+        return Attribute(name: name, location: pair.key.location, source: source, type: type, transforms: transforms,
+                         defaultValue: node["default"], isRequired: node["required"]?.boolValue ?? false)
+    }
+
+    func readType(_ node: SchemaNode) -> AttributeType? {
+        if let items = node.sequence {
+            guard items.count == 1, let element = items[0].stringValue.flatMap(AttributeType.init(name:)) else { return nil }
+            return .array(element)
+        }
+        return node.stringValue.flatMap(AttributeType.init(name:))
+    }
+
+    func readTransforms(_ node: SchemaNode?, plugins: Set<String>) -> [TransformStep] {
+        guard let node else { return [] }
+        var steps: [TransformStep] = []
+        for item in node.sequence ?? [node] {
+            let step: TransformStep
+            if let name = item.stringValue {
+                step = TransformStep(name: name, arguments: nil, location: item.textLocation)
+            } else if let pairs = item.mapping, pairs.count == 1, let name = pairs[0].key.scalarText {
+                step = TransformStep(name: name, arguments: pairs[0].value, location: pairs[0].key.location)
+            } else {
+                continue
+            }
+            checkTransformer(step, plugins: plugins)
+            steps.append(step)
+        }
+        return steps
+    }
+
+    func checkTransformer(_ step: TransformStep, plugins: Set<String>) {
+        if let plugin = step.pluginName, !plugins.contains(plugin) {
+            diagnostics.append(.error(
+                "transformer '\(step.name)' comes from plugin '\(plugin)', which this schema does not load: add it to 'plugins:'",
+                at: step.location))
+            return
+        }
+        guard let catalog = options.transformers else { return }
+        if let plugin = step.pluginName, !catalog.loadedPlugins.contains(plugin) { return }  // reported where plugins load
+        guard let arguments = catalog.transformers[step.name] else {
+            let names = catalog.transformers.keys.filter { step.pluginName == nil || $0.hasPrefix(step.pluginName! + ".") }
+            let owner = step.pluginName.map { "plugin '\($0)' has no transformer" } ?? "unknown transformer"
+            diagnostics.append(.error("\(owner) '\(step.name)'\(Suggestions.hint(for: step.name, in: names))", at: step.location))
+            return
+        }
+        guard let node = step.arguments, !node.isNull else {
+            if let missing = arguments.first(where: \.isRequired) {
+                diagnostics.append(.error("transformer '\(step.name)' needs argument '\(missing.name)'", at: step.location))
+            }
+            return
+        }
+        guard let pairs = node.mapping else {
+            diagnostics.append(.error("arguments of '\(step.name)' must be a mapping of name: value", at: node.location))
+            return
+        }
+        for pair in pairs {
+            let key = pair.key.scalarText ?? ""
+            guard let argument = arguments.first(where: { $0.name == key }) else {
+                let known = arguments.isEmpty ? " (it takes no arguments)" : Suggestions.hint(for: key, in: arguments.map(\.name))
+                diagnostics.append(.error("transformer '\(step.name)' has no argument '\(key)'\(known)", at: pair.key.location))
+                continue
+            }
+            let value = pair.value
+            let fits: Bool = switch argument.kind {
+            case "string": value.scalarText != nil && !value.isNull
+            case "strings": value.sequence?.allSatisfy { $0.scalarText != nil } ?? (value.scalarText != nil)
+            case "integer": value.intValue != nil
+            case "number": value.numberValue != nil
+            case "boolean": value.boolValue != nil
+            default: true
+            }
+            if !fits {
+                diagnostics.append(.error("argument '\(key)' of '\(step.name)' must be \(argument.kind == "strings" ? "a list of strings" : "a \(argument.kind)"), found \(value.kindName)", at: value.location))
+            }
+        }
+        let present = Set(pairs.compactMap(\.key.scalarText))
+        for argument in arguments where argument.isRequired && !present.contains(argument.name) {
+            diagnostics.append(.error("transformer '\(step.name)' needs argument '\(argument.name)'", at: step.location))
+        }
+    }
+
+    func readRelationship(_ pair: SchemaNode.Pair) -> Relationship? {
+        guard let name = pair.key.scalarText, let entityNode = pair.value["entity"], let entity = entityNode.stringValue else { return nil }
+        let node = pair.value
+        var connections: [(local: Located<String>, target: Located<String>)] = []
+        for connection in node["connect"]?.mapping ?? [] {
+            guard let local = connection.key.scalarText, let target = connection.value.stringValue else { continue }
+            connections.append((Located(local, at: connection.key.location), Located(target, at: connection.value.textLocation)))
+        }
+        let source: KeyPath? = if let from = node["from"] { keyPath(from) } else if connections.isEmpty, node["route"] == nil {
+            KeyPath(keys: [name])
+        } else { nil }
+        return Relationship(
+            name: name, location: pair.key.location, source: source, entity: Located(entity, at: entityNode.textLocation),
+            isToMany: node["many"]?.boolValue ?? false,
+            assignment: node["assign"]?.stringValue.flatMap(AssignmentPolicy.init(rawValue:)) ?? .set,
+            connections: connections, route: node["route"].flatMap { route($0) })
+    }
+
+    func readDynamic(_ node: SchemaNode?) -> DynamicEntity? {
+        guard let node, node.mapping != nil, let by = keyPath(node["by"]) else { return nil }
+        let cases: [(value: String, entity: Located<String>)] = (node["cases"]?.mapping ?? []).compactMap { pair in
+            guard let value = pair.key.scalarText, let entity = pair.value.stringValue else { return nil }
+            return (value, Located(entity, at: pair.value.textLocation))
+        }
+        let otherwise: DynamicFallback = switch node["otherwise"]?.stringValue {
+        case nil, "skip": .skip
+        case "error": .error
+        case let name?: .entity(Located(name, at: node["otherwise"]!.textLocation))
+        }
+        return DynamicEntity(by: by, cases: cases, otherwise: otherwise)
+    }
+
+    // MARK: Descriptors and routes
+
+    func readResponse(_ node: SchemaNode) -> ResponseDescriptor? {
+        guard node.mapping != nil, let entityNode = node["entity"], let entity = entityNode.stringValue else { return nil }
+        return ResponseDescriptor(
+            location: node.location, method: method(node["method"]), path: pathPattern(node["path"]),
+            keyPath: keyPath(node["keyPath"]), status: status(node["status"], default: .successful),
+            entity: Located(entity, at: entityNode.textLocation),
+            keyedBy: node["keyedBy"].flatMap { keyed in keyed.stringValue.map { Located($0, at: keyed.textLocation) } })
+    }
+
+    func readError(_ node: SchemaNode) -> ErrorDescriptor? {
+        guard node.mapping != nil, let message = keyPath(node["message"]) else { return nil }
+        return ErrorDescriptor(location: node.location, status: status(node["status"], default: .failures),
+                               keyPath: keyPath(node["keyPath"]), message: message, code: keyPath(node["code"]))
+    }
+
+    func readNamedRoute(_ pair: SchemaNode.Pair) -> NamedRoute? {
+        guard let name = pair.key.scalarText else { return nil }
+        if pair.value.mapping != nil {
+            guard let pattern = pathPattern(pair.value["path"]) else { return nil }
+            return NamedRoute(name: name, location: pair.key.location, method: pair.value["method"]?.stringValue ?? "GET", pattern: pattern)
+        }
+        guard let spec = route(pair.value) else { return nil }
+        return NamedRoute(name: name, location: pair.key.location, method: spec.method ?? "GET", pattern: spec.pattern)
+    }
+
+    func readRequest(_ node: SchemaNode) -> RequestDescriptor? {
+        guard node.mapping != nil, let entityNode = node["entity"], let entity = entityNode.stringValue else { return nil }
+        var attributes: [(bodyKey: String, attribute: Located<String>)]?
+        if let list = node["attributes"]?.sequence {
+            attributes = list.compactMap { item in item.scalarText.map { ($0, Located($0, at: item.textLocation)) } }
+        } else if let pairs = node["attributes"]?.mapping {
+            attributes = pairs.compactMap { pair in
+                guard let key = pair.key.scalarText, let attribute = pair.value.stringValue else { return nil }
+                return (key, Located(attribute, at: pair.value.textLocation))
+            }
+        }
+        return RequestDescriptor(
+            location: node.location, entity: Located(entity, at: entityNode.textLocation), method: method(node["method"]),
+            rootKeyPath: node["rootKeyPath"]?.stringValue, attributes: attributes,
+            format: node["format"]?.stringValue.flatMap(RequestFormat.init(rawValue:)) ?? .json)
+    }
+}
+
+extension AttributeType {
+    /// The element type of an array type, else the type itself.
+    public var baseType: AttributeType {
+        if case .array(let element) = self { return element.baseType }
+        return self
+    }
+}

@@ -1,0 +1,120 @@
+/// Checks that need the whole typed model: references between entities, attributes named by
+/// identification and connections, route parameters, ambiguous descriptors, unused entities.
+struct SemanticChecks {
+    let schema: Schema
+    let entityNames: [String]
+
+    init(schema: Schema) {
+        self.schema = schema
+        self.entityNames = schema.entities.map(\.name)
+    }
+
+    func run(into diagnostics: inout [Diagnostic]) {
+        var used = Set<String>()
+        func reference(_ name: Located<String>, _ what: String) -> Entity? {
+            used.insert(name.value)
+            guard let entity = schema.entity(named: name.value) else {
+                diagnostics.append(.error("\(what) refers to undefined entity '\(name.value)'\(Suggestions.hint(for: name.value, in: entityNames))", at: name.location))
+                return nil
+            }
+            return entity
+        }
+        func attribute(_ name: Located<String>, of entity: Entity, _ what: String) {
+            guard entity.dynamic == nil, entity.attribute(named: name.value) == nil else { return }
+            diagnostics.append(.error(
+                "\(what) names '\(name.value)', which entity '\(entity.name)' does not map\(Suggestions.hint(for: name.value, in: entity.attributes.map(\.name)))",
+                at: name.location))
+        }
+
+        for entity in schema.entities {
+            for name in entity.identifiedBy where entity.identificationIsExplicit {
+                attribute(name, of: entity, "identifiedBy")
+            }
+            for relationship in entity.relationships {
+                guard let target = reference(relationship.entity, "relationship '\(relationship.name)'") else { continue }
+                for connection in relationship.connections {
+                    attribute(connection.local, of: entity, "connect of '\(relationship.name)'")
+                    attribute(connection.target, of: target, "connect of '\(relationship.name)'")
+                }
+                if let route = relationship.route {
+                    warnUnsuppliedParameters(route.pattern, of: entity, at: relationship.location, into: &diagnostics)
+                }
+            }
+            if let dynamic = entity.dynamic {
+                for item in dynamic.cases { _ = reference(item.entity, "dynamic case '\(item.value)'") }
+                if case .entity(let fallback) = dynamic.otherwise { _ = reference(fallback, "'otherwise'") }
+            }
+            for route in entity.routes {
+                warnUnsuppliedParameters(route.pattern, of: entity, at: route.location, into: &diagnostics)
+            }
+        }
+
+        for (index, response) in schema.responses.enumerated() {
+            guard let entity = reference(response.entity, "response") else { continue }
+            if let keyedBy = response.keyedBy { attribute(keyedBy, of: entity, "keyedBy") }
+            if let earlier = schema.responses[..<index].last(where: { overlaps($0, response) }) {
+                diagnostics.append(.warning(
+                    "response descriptor is ambiguous with the one at line \(earlier.location.line) (same method, path and key path, overlapping status); the later one wins",
+                    at: response.location))
+            }
+        }
+        for request in schema.requests {
+            guard let entity = reference(request.entity, "request") else { continue }
+            for item in request.attributes ?? [] { attribute(item.attribute, of: entity, "request attribute") }
+        }
+        checkStore(reference: { _ = reference($0, $1) }, attribute: attribute)
+
+        // An entity reached from a used one is used too.
+        var reachable = used
+        var queue = Array(used)
+        while let name = queue.popLast() {
+            guard let entity = schema.entity(named: name) else { continue }
+            let targets = entity.relationships.map(\.entity.value)
+                + (entity.dynamic?.cases.map(\.entity.value) ?? [])
+                + (entity.dynamic.flatMap { if case .entity(let e) = $0.otherwise { [e.value] } else { nil } } ?? [])
+            for target in targets where reachable.insert(target).inserted { queue.append(target) }
+        }
+        for entity in schema.entities where !reachable.contains(entity.name) && !used.contains(entity.name) {
+            diagnostics.append(.warning(
+                "entity '\(entity.name)' is never used: no response, relationship, request or dynamic case refers to it",
+                at: entity.location))
+        }
+    }
+
+    /// Entity and relationship route parameters must come from the record's attributes.
+    func warnUnsuppliedParameters(_ pattern: PathPattern, of entity: Entity, at location: SourceLocation, into diagnostics: inout [Diagnostic]) {
+        for name in pattern.parameterNames where entity.attribute(named: name) == nil {
+            diagnostics.append(.warning(
+                "route parameter ':\(name)' is not an attribute of '\(entity.name)'; it must be passed explicitly\(Suggestions.hint(for: name, in: entity.attributes.map(\.name)))",
+                at: location))
+        }
+    }
+
+    func overlaps(_ a: ResponseDescriptor, _ b: ResponseDescriptor) -> Bool {
+        a.method == b.method && a.path?.text == b.path?.text && a.keyPath?.text == b.keyPath?.text
+            && a.status.ranges.contains { x in b.status.ranges.contains { x.overlaps($0) } }
+    }
+
+    func checkStore(reference: (Located<String>, String) -> Void,
+                    attribute: (Located<String>, Entity, String) -> Void) {
+        guard let store = schema.store else { return }
+        func entityKeys(_ section: String) {
+            for pair in store[section]?.mapping ?? [] {
+                guard let name = pair.key.scalarText else { continue }
+                let located = Located(name, at: pair.key.location)
+                reference(located, "store.\(section)")
+                guard let entity = schema.entity(named: name) else { continue }
+                let attributeNodes = (pair.value.sequence ?? []) + (pair.value.mapping?.map(\.key) ?? [])
+                    + (pair.value.stringValue != nil ? [pair.value] : [])
+                for node in attributeNodes {
+                    if let text = node.stringValue { attribute(Located(text, at: node.textLocation), entity, "store.\(section)") }
+                }
+            }
+        }
+        for section in ["search", "tombstone", "modifiedBy"] { entityKeys(section) }
+        for orphan in store["orphans"]?.sequence ?? [] {
+            guard let node = orphan["entity"], let name = node.stringValue else { continue }
+            reference(Located(name, at: node.textLocation), "store.orphans")
+        }
+    }
+}
