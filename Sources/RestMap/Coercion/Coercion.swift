@@ -1,0 +1,206 @@
+import Foundation
+import RestMapJSON
+import RestMapSchema
+
+/// Why a value could not be coerced to an attribute's type.
+struct CoercionError: Error {
+    var message: String
+}
+
+/// RestKit's value coercion rules (language section 2.1), from a JSON node or a transformed value.
+struct Coercer: Sendable {
+    /// The `dates.parse` transformer (default chain) when the dates plugin is loaded.
+    var dateParser: (any ValueTransformer)?
+
+    /// Coerces a node straight from the document: decimals come from the exact number text.
+    func coerce(_ node: JSONNode, to type: AttributeType) throws(CoercionError) -> Value {
+        switch (type, node.kind) {
+        case (_, .null):
+            return .null
+        case (.decimal, .number):
+            let number = node.number!
+            guard let decimal = Decimal(string: number.text, locale: posix) else {
+                throw CoercionError(message: "number \(number.text) is out of the decimal range")
+            }
+            return .decimal(decimal)
+        case (.integer, .number):
+            let number = node.number!
+            if let exact = number.int64 { return .integer(exact) }
+            return try coerce(JSONValues.materialize(node), to: type)
+        case (.string, .string), (.any, .string):
+            return .string(node.stringValue!)
+        case (.array(let element), .array):
+            var items: [Value] = []
+            items.reserveCapacity(node.count)
+            for (index, item) in node.elements.enumerated() {
+                do { items.append(try coerce(item, to: element)) } catch {
+                    throw CoercionError(message: "element \(index): \(error.message)")
+                }
+            }
+            return .array(items)
+        default:
+            return try coerce(JSONValues.materialize(node), to: type)
+        }
+    }
+
+    /// Coerces a value (already materialized or transformed).
+    func coerce(_ value: Value, to type: AttributeType) throws(CoercionError) -> Value {
+        if case .null = value { return .null }
+        switch type {
+        case .any:
+            return value
+        case .string:
+            switch value {
+            case .string: return value
+            case .integer(let integer): return .string(String(integer))
+            case .number(let number): return .string(Self.text(of: number))
+            case .decimal(let decimal): return .string(decimal.description)
+            case .bool(let bool): return .string(bool ? "true" : "false")
+            case .date(let date): return .string(Self.iso8601(date))
+            case .url(let url): return .string(url.absoluteString)
+            default: throw mismatch(value, type)
+            }
+        case .integer:
+            switch value {
+            case .integer: return value
+            case .bool(let bool): return .integer(bool ? 1 : 0)
+            case .number(let number):
+                guard number.rounded() == number, let exact = Int64(exactly: number) else { throw mismatch(value, type) }
+                return .integer(exact)
+            case .decimal(let decimal):
+                guard let exact = Int64(exactly: NSDecimalNumber(decimal: decimal).doubleValue),
+                      Decimal(exact) == decimal else { throw mismatch(value, type) }
+                return .integer(exact)
+            case .string(let string):
+                let trimmed = string.trimmingCharacters(in: .whitespaces)
+                if let exact = Int64(trimmed) { return .integer(exact) }
+                if let decimal = Decimal(string: trimmed, locale: posix), decimal == decimal.rounded0,
+                   let exact = Int64(decimal.description) { return .integer(exact) }
+                throw mismatch(value, type)
+            default: throw mismatch(value, type)
+            }
+        case .number:
+            switch value {
+            case .number: return value
+            case .integer(let integer): return .number(Double(integer))
+            case .decimal(let decimal): return .number(NSDecimalNumber(decimal: decimal).doubleValue)
+            case .bool(let bool): return .number(bool ? 1 : 0)
+            case .string(let string):
+                guard let number = Double(string.trimmingCharacters(in: .whitespaces)), number.isFinite else { throw mismatch(value, type) }
+                return .number(number)
+            default: throw mismatch(value, type)
+            }
+        case .decimal:
+            switch value {
+            case .decimal: return value
+            case .integer(let integer): return .decimal(Decimal(integer))
+            case .number(let number): return .decimal(Decimal(string: Self.text(of: number), locale: posix) ?? Decimal(number))
+            case .string(let string):
+                guard let decimal = Decimal(string: string.trimmingCharacters(in: .whitespaces), locale: posix),
+                      Self.isNumeric(string) else { throw mismatch(value, type) }
+                return .decimal(decimal)
+            default: throw mismatch(value, type)
+            }
+        case .boolean:
+            switch value {
+            case .bool: return value
+            case .integer(let integer) where integer == 0 || integer == 1: return .bool(integer == 1)
+            case .string(let string):
+                switch string.trimmingCharacters(in: .whitespaces).lowercased() {
+                case "true", "t", "yes", "y", "1": return .bool(true)
+                case "false", "f", "no", "n", "0": return .bool(false)
+                default: throw mismatch(value, type)
+                }
+            default: throw mismatch(value, type)
+            }
+        case .date:
+            switch value {
+            case .date: return value
+            case .integer(let seconds): return .date(Date(timeIntervalSince1970: TimeInterval(seconds)))
+            case .number(let seconds): return .date(Date(timeIntervalSince1970: seconds))
+            case .decimal(let seconds): return .date(Date(timeIntervalSince1970: NSDecimalNumber(decimal: seconds).doubleValue))
+            case .string(let string):
+                guard let dateParser else {
+                    throw CoercionError(message: "cannot read date \"\(string)\": parsing date strings needs the dates plugin (add 'plugins: [dates]')")
+                }
+                do {
+                    let parsed = try dateParser.transform(value)
+                    guard case .date = parsed else { return parsed.isNull ? .null : try coerce(parsed, to: .date) }
+                    return parsed
+                } catch {
+                    throw CoercionError(message: "\(error)")
+                }
+            default: throw mismatch(value, type)
+            }
+        case .url:
+            switch value {
+            case .url: return value
+            case .string(let string):
+                guard !string.isEmpty, let url = URL(string: string) else { throw mismatch(value, type) }
+                return .url(url)
+            default: throw mismatch(value, type)
+            }
+        case .array(let element):
+            guard case .array(let items) = value else { throw mismatch(value, type) }
+            var coerced: [Value] = []
+            coerced.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                do { coerced.append(try coerce(item, to: element)) } catch {
+                    throw CoercionError(message: "element \(index): \(error.message)")
+                }
+            }
+            return .array(coerced)
+        }
+    }
+
+    private func mismatch(_ value: Value, _ type: AttributeType) -> CoercionError {
+        CoercionError(message: "cannot convert \(value.kindName) \(ValueText.short(value)) to \(type)")
+    }
+
+    static func isNumeric(_ string: String) -> Bool {
+        let trimmed = string.trimmingCharacters(in: .whitespaces)
+        return !trimmed.isEmpty && Double(trimmed) != nil
+    }
+
+    /// A double as text: shortest round-trip form, integral values without ".0".
+    static func text(of number: Double) -> String {
+        if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
+        return String(number)
+    }
+
+    /// ISO 8601 UTC with milliseconds when the date has a fraction.
+    static func iso8601(_ date: Date) -> String {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: date.timeIntervalSince1970.rounded() != date.timeIntervalSince1970)
+        return date.formatted(style)
+    }
+}
+
+let posix = Locale(identifier: "en_US_POSIX")
+
+extension Decimal {
+    /// Rounded toward zero to an integer.
+    var rounded0: Decimal {
+        var copy = self
+        var result = Decimal()
+        NSDecimalRound(&result, &copy, 0, .down)
+        return result
+    }
+}
+
+/// Short renderings of values for error messages.
+enum ValueText {
+    static func short(_ value: Value) -> String {
+        switch value {
+        case .string(let string): return "\"\(string.count > 40 ? String(string.prefix(40)) + "…" : string)\""
+        case .integer(let integer): return String(integer)
+        case .number(let number): return Coercer.text(of: number)
+        case .decimal(let decimal): return decimal.description
+        case .bool(let bool): return bool ? "true" : "false"
+        case .null: return "null"
+        case .date(let date): return Coercer.iso8601(date)
+        case .url(let url): return url.absoluteString
+        case .array(let items): return "[\(items.count) items]"
+        case .object(let members): return "{\(members.count) keys}"
+        }
+    }
+}

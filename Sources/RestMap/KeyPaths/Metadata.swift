@@ -1,0 +1,63 @@
+import Foundation
+import RestMapJSON
+import RestMapSchema
+
+/// The metadata a key path reaches under `@metadata.` (language section 6).
+struct Metadata: Sendable {
+    /// `routing`, `HTTP`, `query` and `user`, fixed for one response.
+    var fixed: Value
+
+    init(request: Response, routeName: String?, routingParameters: [String: String]) {
+        func object(_ pairs: [(String, Value)]) -> Value { .object(pairs.map { Value.Member(key: $0.0, value: $0.1) }) }
+        func strings(_ dictionary: [String: String]) -> Value {
+            object(dictionary.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+        }
+        fixed = object([
+            ("routing", object([
+                ("parameters", strings(routingParameters)),
+                ("route", routeName.map(Value.string) ?? .null),
+            ])),
+            ("HTTP", object([
+                ("request", object([
+                    ("URL", .string(request.path)),
+                    ("method", .string(request.method)),
+                    ("headers", strings(request.requestHeaders)),
+                ])),
+                ("response", object([
+                    ("URL", .string(request.path)),
+                    ("statusCode", .integer(Int64(request.status))),
+                    ("headers", strings(request.headers)),
+                ])),
+            ])),
+            ("query", object([("parameters", strings(request.queryParameters))])),
+            ("user", request.userMetadata),
+        ])
+    }
+
+    /// Looks up the segments after `@metadata`.
+    func lookup(_ segments: [KeyPath.Segment], scope: EvaluationScope) -> Resolved {
+        let keys = segments.map { segment -> String in
+            if case .key(let key, _) = segment { return key }
+            return ""
+        }
+        if keys.first == "mapping", keys.count == 2 {
+            switch keys[1] {
+            case "collectionIndex": return .value(scope.collectionIndex.map { .integer(Int64($0)) } ?? .null)
+            case "rootKeyPath": return .value(.string(scope.rootKeyPath))
+            case "parentObject":
+                let count = scope.representations.count
+                return count >= 2 ? .node(scope.representations[count - 2]) : .value(.null)
+            default: return .missing
+            }
+        }
+        var value = fixed
+        for key in keys {
+            guard case .object(let members) = value else { return .missing }
+            // Header names are case-insensitive; other keys match exactly first.
+            guard let member = members.last(where: { $0.key == key })
+                ?? members.last(where: { $0.key.caseInsensitiveCompare(key) == .orderedSame }) else { return .missing }
+            value = member.value
+        }
+        return .value(value)
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import RestMapJSON
+import RestMapPlugins
+import RestMapSchema
+
+/// The interpreter: maps responses to records and records to request bodies, as a schema says.
+///
+/// Build one per schema and share it: it is immutable and `Sendable`, and `map` may run from
+/// many tasks at once.
+public struct Mapper: Sendable {
+    let plan: MappingPlan
+
+    /// Compiles a validated schema against the plugins that provide its transformers.
+    public init(schema: Schema, plugins: PluginRegistry = PluginRegistry()) throws(SchemaCompilationError) {
+        var registry = plugins
+        if registry.plugins.allSatisfy({ $0.name != BuiltinTransformers.name }) {
+            try? registry.register(BuiltinTransformers.self)
+        }
+        plan = try MappingPlan(schema: schema, plugins: registry)
+    }
+
+    /// The schema this mapper interprets.
+    public var schema: Schema { plan.schema }
+
+    /// Routes and path interpolation of the schema.
+    public var router: Router { Router(plan: plan) }
+
+    /// Maps a response.
+    ///
+    /// - Returns: the records, per key path and flat, with an error for each record that failed.
+    /// - Throws: `MappingFailure` when the body is malformed, nothing was mappable, the response
+    ///   is an error response, or (`strict`) any record failed.
+    public func map(_ response: Response, options: MappingOptions = .init()) throws(MappingFailure) -> MappingResult {
+        let path = relativePath(response.path)
+        let matched = matchingDescriptors(method: response.method, path: path, status: response.status)
+        var parameters = response.parameters
+        for (_, extracted) in matched { parameters.merge(extracted) { given, _ in given } }
+        let isError = response.status >= 400
+
+        if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            if isError { throw .unprocessableErrorResponse(status: response.status, body: response.body) }
+            return MappingResult(keyPaths: [], records: [], errors: [], routingParameters: parameters, graph: nil)
+        }
+        let document = try parse(response)
+        let metadata = Metadata(request: response, routeName: routeName(method: response.method, path: path), routingParameters: parameters)
+        let session = MappingSession(plan: plan, root: document.root, metadata: metadata)
+
+        if isError {
+            let messages = errorMessages(document.root, status: response.status, session: session)
+            if !messages.isEmpty {
+                throw .errorResponse(status: response.status, message: messages.map(\.message).joined(separator: ", "), errors: messages)
+            }
+            if matched.isEmpty { throw .unprocessableErrorResponse(status: response.status, body: response.body) }
+        }
+        guard !matched.isEmpty else {
+            throw .noResponseDescriptor(method: response.method, path: path, status: response.status)
+        }
+
+        var perKeyPath: [(keyPath: String, records: [Int])] = []
+        var contributed = false
+        for (descriptor, _) in matched {
+            let keyPathText = descriptor.keyPath?.text ?? ""
+            session.scope.rootKeyPath = keyPathText
+            session.scope.representations = [document.root]
+            let found = descriptor.keyPath.map { KeyPathEvaluator.evaluate($0, from: document.root, scope: session.scope) } ?? .node(document.root)
+            session.scope.representations = []
+            if case .missing = found { continue }
+            if found.isNull { continue }
+            contributed = true
+            let entity = plan.entityIndex[descriptor.entity.value]!
+            let keyedBy = descriptor.keyedBy.flatMap { plan.entities[entity].attributeSlots[$0.value] }
+            session.path = keyPathText.isEmpty ? [] : [.key(keyPathText)]
+            let roots = session.mapRoot(found, entity: entity, keyedBy: keyedBy)
+            if let existing = perKeyPath.firstIndex(where: { $0.keyPath == keyPathText }) {
+                perKeyPath[existing].records += roots
+            } else {
+                perKeyPath.append((keyPathText, roots))
+            }
+        }
+        if !contributed {
+            let searched = matched.map { $0.descriptor.keyPath?.text ?? "" }
+            throw .noMappableRepresentations(searchedKeyPaths: searched, topLevelKeys: document.root.keys)
+        }
+        session.connect()
+        if options.strict, !session.errors.isEmpty { throw .invalidRecords(session.errors) }
+
+        let graph = RecordGraph(plan: plan, records: session.records)
+        let keyPaths = perKeyPath.map { entry in (entry.keyPath, entry.records.map { Record(graph: graph, index: $0) }) }
+        return MappingResult(keyPaths: keyPaths, records: keyPaths.flatMap(\.1), errors: session.errors,
+                             routingParameters: parameters, graph: graph)
+    }
+
+    // MARK: Steps
+
+    /// The body as a JSON document, through a plugin's body decoder for non-JSON media types.
+    private func parse(_ response: Response) throws(MappingFailure) -> JSONDocument {
+        var bytes = response.body
+        if let mediaType = response.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased(),
+           !Self.isJSON(mediaType) {
+            if let decoder = plan.plugins.bodyDecoder(forMediaType: mediaType) {
+                do { bytes = try decoder.decode(bytes, [:]) } catch {
+                    throw .undecodableBody(mediaType: mediaType, reason: "\(error)")
+                }
+            } else if !["text/plain", "application/octet-stream"].contains(mediaType) {
+                throw .undecodableBody(mediaType: mediaType, reason: "no loaded plugin decodes \(mediaType) (is its plugin in 'plugins:'?)")
+            }
+        }
+        do { return try JSONDocument(bytes: bytes) } catch { throw .malformedBody(error) }
+    }
+
+    static func isJSON(_ mediaType: String) -> Bool {
+        mediaType == "application/json" || mediaType == "text/json" || mediaType.hasSuffix("+json")
+    }
+
+    /// The request path relative to `baseURL`: scheme and host dropped, the base path stripped.
+    func relativePath(_ raw: String) -> String {
+        var path = Substring(raw)
+        if let scheme = path.range(of: "://") {
+            let afterHost = path[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? path.endIndex
+            path = path[afterHost...]
+        }
+        if !plan.basePath.isEmpty, path.hasPrefix(plan.basePath) {
+            let rest = path.dropFirst(plan.basePath.count)
+            if rest.isEmpty || rest.first == "/" || rest.first == "?" { path = rest }
+        }
+        if path.isEmpty || path.first == "?" { return "/" + path }
+        return String(path)
+    }
+
+    /// The descriptors that apply, one per key path (the most specific, then the later), in schema order.
+    func matchingDescriptors(method: String, path: String, status: Int) -> [(descriptor: ResponseDescriptor, parameters: [String: String])] {
+        var chosen: [String: (position: Int, specificity: (Int, Int), parameters: [String: String])] = [:]
+        for (position, descriptor) in plan.schema.responses.enumerated() {
+            guard descriptor.status.contains(status) else { continue }
+            if let wanted = descriptor.method, wanted != method { continue }
+            var parameters: [String: String] = [:]
+            if let pattern = descriptor.path {
+                guard let matched = pattern.match(path[...]) else { continue }
+                parameters = matched
+            }
+            let specificity = (descriptor.method == nil ? 0 : 1, descriptor.path?.literalLength ?? -1)
+            let key = descriptor.keyPath?.text ?? ""
+            if let current = chosen[key], current.specificity > specificity { continue }
+            chosen[key] = (position, specificity, parameters)
+        }
+        return chosen.values.sorted { $0.position < $1.position }.map { (plan.schema.responses[$0.position], $0.parameters) }
+    }
+
+    private func routeName(method: String, path: String) -> String? {
+        plan.schema.routes.first { $0.method == method && $0.pattern.match(path[...]) != nil }?.name
+    }
+
+    /// Messages of the error descriptors matching the status.
+    private func errorMessages(_ root: JSONNode, status: Int, session: MappingSession) -> [ErrorMessage] {
+        var messages: [ErrorMessage] = []
+        for descriptor in plan.schema.errors where descriptor.status.contains(status) {
+            session.scope.representations = [root]
+            let base = descriptor.keyPath.map { KeyPathEvaluator.evaluate($0, from: root, scope: session.scope) } ?? .node(root)
+            let items: [Resolved] = base.items ?? [base]
+            for item in items {
+                guard case .node(let node) = item else { continue }
+                session.scope.representations = [root, node]
+                let found = KeyPathEvaluator.evaluate(descriptor.message, in: session.scope).value
+                let code = descriptor.code.flatMap { KeyPathEvaluator.evaluate($0, in: session.scope).value }
+                for text in Self.texts(found) { messages.append(ErrorMessage(message: text, code: code)) }
+            }
+        }
+        session.scope.representations = []
+        return messages
+    }
+
+    private static func texts(_ value: Value?) -> [String] {
+        switch value {
+        case .string(let text)?: [text]
+        case .array(let items)?: items.flatMap { texts($0) }
+        case nil, .null?: []
+        case let other?: [ValueText.short(other)]
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// An HTTP response to map, with what is known of the request that produced it.
+public struct Response: Sendable {
+    /// The request method.
+    public var method: String
+    /// The request path (`/users/octocat/starred?page=2`) or full URL; it is taken relative to
+    /// the schema's `baseURL`.
+    public var path: String
+    public var status: Int
+    /// Response headers; `Content-Type` picks a body decoder for non-JSON bodies.
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// Path parameters that built the request (`@metadata.routing.parameters.*`); parameters the
+    /// response path matches are added.
+    public var parameters: [String: String]
+    public var requestHeaders: [String: String]
+    /// Embedder-defined metadata, under `@metadata.user.*`.
+    public var userMetadata: Value
+
+    public init(
+        method: String = "GET", path: String, status: Int = 200, headers: [String: String] = [:],
+        body: [UInt8], parameters: [String: String] = [:], requestHeaders: [String: String] = [:],
+        userMetadata: Value = .object([])
+    ) {
+        self.method = method.uppercased()
+        self.path = path
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.parameters = parameters
+        self.requestHeaders = requestHeaders
+        self.userMetadata = userMetadata
+    }
+
+    /// A response with a UTF-8 body.
+    public init(method: String = "GET", path: String, status: Int = 200, headers: [String: String] = [:], body: String,
+                parameters: [String: String] = [:]) {
+        self.init(method: method, path: path, status: status, headers: headers, body: Array(body.utf8), parameters: parameters)
+    }
+
+    /// The header value for a case-insensitive name.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The query parameters of `path`, percent-decoded.
+    var queryParameters: [String: String] {
+        guard let query = path.firstIndex(of: "?").map({ path[path.index(after: $0)...] }) else { return [:] }
+        var parameters: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (text: Substring) in
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            parameters[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return parameters
+    }
+}
+
+/// Options of one mapping.
+public struct MappingOptions: Sendable {
+    /// Fail the whole mapping when any record fails (instead of reporting it and going on).
+    public var strict: Bool
+
+    public init(strict: Bool = false) {
+        self.strict = strict
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import RestMapSchema
+
+/// A resolved route: the method and the interpolated path.
+public struct ResolvedRoute: Sendable, Hashable, CustomStringConvertible {
+    public var method: String
+    public var path: String
+    public var description: String { "\(method) \(path)" }
+}
+
+/// Why a route could not be resolved.
+public enum RoutingError: Error, Sendable, Hashable, CustomStringConvertible {
+    case unknownRoute(String, suggestion: String?)
+    case noEntityRoute(entity: String, method: String)
+    case noRelationshipRoute(entity: String, relationship: String)
+    case missingParameter(name: String, pattern: String)
+
+    public var description: String {
+        switch self {
+        case .unknownRoute(let name, let suggestion):
+            "no route named '\(name)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
+        case .noEntityRoute(let entity, let method):
+            "entity '\(entity)' has no route for \(method) (and no ANY route)"
+        case .noRelationshipRoute(let entity, let relationship):
+            "relationship '\(relationship)' of '\(entity)' has no route"
+        case .missingParameter(let name, let pattern):
+            "no value for parameter ':\(name)' of '\(pattern)'"
+        }
+    }
+}
+
+/// Named, entity and relationship routes, interpolated from records and parameters (section 8).
+public struct Router: Sendable {
+    let plan: MappingPlan
+
+    /// A named route with its parameters.
+    public func route(named name: String, parameters: [String: String] = [:]) throws(RoutingError) -> ResolvedRoute {
+        guard let route = plan.schema.routes.first(where: { $0.name == name }) else {
+            throw .unknownRoute(name, suggestion: plan.schema.routes.map(\.name).min {
+                editDistance($0, name) < editDistance($1, name)
+            }.flatMap { editDistance($0, name) <= 2 ? $0 : nil })
+        }
+        return ResolvedRoute(method: route.method, path: try Self.interpolate(route.pattern) { parameters[$0] })
+    }
+
+    /// The entity route of a record for a method: the exact method first, then ANY. Parameters
+    /// come from `parameters`, then from the record's attributes.
+    public func route(for record: Record, method: String, parameters: [String: String] = [:]) throws(RoutingError) -> ResolvedRoute {
+        let routes = record.plan.routes
+        guard let route = routes.first(where: { $0.method == method }) ?? routes.first(where: { $0.method == nil }) else {
+            throw .noEntityRoute(entity: record.entity, method: method)
+        }
+        return ResolvedRoute(method: method, path: try Self.interpolate(route.pattern) { parameters[$0] ?? Self.text(record[$0]) })
+    }
+
+    /// The route that loads a relationship of a record.
+    public func route(forRelationship name: String, of record: Record, parameters: [String: String] = [:]) throws(RoutingError) -> ResolvedRoute {
+        guard let slot = record.plan.relationshipSlots[name], let route = record.plan.relationships[slot].route else {
+            throw .noRelationshipRoute(entity: record.entity, relationship: name)
+        }
+        return ResolvedRoute(method: route.method ?? "GET",
+                             path: try Self.interpolate(route.pattern) { parameters[$0] ?? Self.text(record[$0]) })
+    }
+
+    /// Interpolates a pattern, percent-escaping every value; a missing value is an error.
+    static func interpolate(_ pattern: PathPattern, _ value: (String) -> String?) throws(RoutingError) -> String {
+        do { return try pattern.interpolate(value) } catch {
+            throw .missingParameter(name: error.name, pattern: error.pattern)
+        }
+    }
+
+    /// A record field as path text; `nil` for absent, null, records and containers.
+    static func text(_ field: RecordField) -> String? {
+        guard let value = field.value else { return nil }
+        switch value {
+        case .null, .array, .object: return nil
+        case .string(let string): return string
+        default: return ValueText.plain(value)
+        }
+    }
+
+    private func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[b.count]
+    }
+}
+
+extension ValueText {
+    /// A scalar value as plain text: strings unquoted, numbers without a trailing ".0", dates in ISO 8601.
+    static func plain(_ value: Value) -> String {
+        switch value {
+        case .string(let string): string
+        default: short(value)
+        }
+    }
+}
