@@ -5,6 +5,12 @@ import RestMapSchema
 public struct ResolvedRoute: Sendable, Hashable, CustomStringConvertible {
     public var method: String
     public var path: String
+
+    public init(method: String, path: String) {
+        self.method = method
+        self.path = path
+    }
+
     public var description: String { "\(method) \(path)" }
 }
 
