@@ -1,0 +1,164 @@
+import Foundation
+import RestMapJSON
+import RestMapSchema
+
+/// What a dry run of a schema against a sample body found (`restmap validate --sample`).
+public struct DryRunReport: Sendable {
+    /// The mapping, when the response mapped at all.
+    public var result: MappingResult?
+    /// Why the response could not be mapped, if it could not.
+    public var failure: MappingFailure?
+    /// Keys present in mapped representations that no attribute or relationship reads
+    /// (`services[].url`), in body order.
+    public var unmappedKeys: [String]
+    /// Attribute key paths that found nothing in any representation (`StatusItem.timestamp: current-event.timestamp`).
+    public var emptySelections: [String]
+
+    /// Records that failed to map (failed coercions, missing required values).
+    public var failedRecords: [MappingError] { result?.errors ?? [] }
+}
+
+extension Mapper {
+    /// Maps a sample response and reports what the schema leaves unread or cannot read.
+    public func dryRun(_ response: Response) -> DryRunReport {
+        var report = DryRunReport(result: nil, failure: nil, unmappedKeys: [], emptySelections: [])
+        do {
+            report.result = try map(response)
+        } catch {
+            report.failure = error
+            return report
+        }
+        guard let document = try? JSONDocument(bytes: response.body) else { return report }
+        var coverage = Coverage(plan: plan)
+        for (descriptor, _) in matchingDescriptors(method: response.method, path: relativePath(response.path), status: response.status) {
+            let found: Resolved
+            if let keyPath = descriptor.keyPath {
+                let scope = EvaluationScope(representations: [document.root], root: document.root,
+                                            metadata: Metadata(request: response, routeName: nil, routingParameters: [:]),
+                                            collectionIndex: nil, rootKeyPath: keyPath.text)
+                found = KeyPathEvaluator.evaluate(keyPath, from: document.root, scope: scope)
+            } else {
+                found = .node(document.root)
+            }
+            guard let entity = plan.entityIndex[descriptor.entity.value] else { continue }
+            let base = descriptor.keyPath?.text ?? ""
+            switch found {
+            case .node(let node) where node.kind == .array:
+                for element in node.elements { coverage.visit(element, entity: entity, path: base + "[]") }
+            case .node(let node):
+                coverage.visit(node, entity: entity, path: base)
+            case .nodes(let nodes):
+                for element in nodes { coverage.visit(element, entity: entity, path: base + "[]") }
+            default:
+                break
+            }
+        }
+        report.unmappedKeys = coverage.unmapped
+        report.emptySelections = coverage.emptySelections()
+        return report
+    }
+}
+
+/// Walks mapped representations alongside the entities that read them.
+struct Coverage {
+    let plan: MappingPlan
+    var unmapped: [String] = []
+    var seenUnmapped = Set<String>()
+    /// Per entity and attribute slot: (representations seen, representations where the key path found something).
+    var hits: [Int: [Int]] = [:]
+    var visits: [Int: Int] = [:]
+
+    init(plan: MappingPlan) { self.plan = plan }
+
+    /// A tree of the plain keys an entity reads; `nil` children means the whole value is read.
+    final class KeyTree {
+        var children: [String: KeyTree] = [:]
+        var readsWhole = false
+    }
+
+    mutating func visit(_ node: JSONNode, entity requested: Int, path: String, depth: Int = 0) {
+        guard depth < 32 else { return }
+        var entity = requested
+        if let dynamic = plan.entities[requested].dynamic {
+            let key = dynamic.by.singleKey.flatMap { node[$0]?.stringValue }
+            guard let key, let picked = dynamic.cases[key] else { return }
+            entity = picked
+        }
+        let entityPlan = plan.entities[entity]
+        visits[entity, default: 0] += 1
+        var counts = hits[entity] ?? Array(repeating: 0, count: entityPlan.attributes.count)
+        let tree = KeyTree()
+        for (slot, attribute) in entityPlan.attributes.enumerated() {
+            if attribute.source.isSelf { tree.readsWhole = true }
+            if let keys = RequestSerializer.inverseKeys(attribute.source) {
+                var current = tree
+                for key in keys {
+                    let next = current.children[key] ?? KeyTree()
+                    current.children[key] = next
+                    current = next
+                }
+                current.readsWhole = true
+                if Self.resolve(keys, in: node) != nil { counts[slot] += 1 }
+            } else {
+                counts[slot] += 1  // computed paths (@parent, operators, metadata) are not coverage
+            }
+        }
+        hits[entity] = counts
+        for relationship in entityPlan.relationships {
+            guard let source = relationship.source else { continue }
+            if relationship.isSelfAggregate {
+                visit(node, entity: relationship.target, path: path, depth: depth + 1)
+                continue
+            }
+            guard let keys = RequestSerializer.inverseKeys(source) else { continue }
+            var current = tree
+            for key in keys {
+                let next = current.children[key] ?? KeyTree()
+                current.children[key] = next
+                current = next
+            }
+            current.readsWhole = true
+            guard let child = Self.resolve(keys, in: node) else { continue }
+            let childPath = path.isEmpty ? source.text : "\(path).\(source.text)"
+            if child.kind == .array {
+                for element in child.elements { visit(element, entity: relationship.target, path: childPath + "[]", depth: depth + 1) }
+            } else if child.kind == .object {
+                visit(child, entity: relationship.target, path: childPath, depth: depth + 1)
+            }
+        }
+        report(node, against: tree, path: path)
+    }
+
+    private mutating func report(_ node: JSONNode, against tree: KeyTree, path: String) {
+        guard !tree.readsWhole, node.kind == .object else { return }
+        for (key, value) in node.members {
+            let keyPath = path.isEmpty ? key : "\(path).\(key)"
+            guard let child = tree.children[key] else {
+                if seenUnmapped.insert(keyPath).inserted { unmapped.append(keyPath) }
+                continue
+            }
+            report(value, against: child, path: keyPath)
+        }
+    }
+
+    static func resolve(_ keys: [String], in node: JSONNode) -> JSONNode? {
+        var current = node
+        for key in keys {
+            guard current.kind == .object, let next = current[key] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    func emptySelections() -> [String] {
+        var empty: [String] = []
+        for (entity, counts) in hits.sorted(by: { $0.key < $1.key }) {
+            let entityPlan = plan.entities[entity]
+            for (slot, count) in counts.enumerated() where count == 0 {
+                let attribute = entityPlan.attributes[slot]
+                empty.append("\(entityPlan.name).\(attribute.name): '\(attribute.source)' found nothing in \(visits[entity] ?? 0) representation(s)")
+            }
+        }
+        return empty
+    }
+}
