@@ -246,7 +246,7 @@ public enum JSONText {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): break
                 case UInt8(ascii: "."): isInteger = false
                 case UInt8(ascii: "e"), UInt8(ascii: "E"): isInteger = false; hasExponent = true
-                case UInt8(ascii: "+"), UInt8(ascii: "-") where hasExponent: break
+                case UInt8(ascii: "+") where hasExponent, UInt8(ascii: "-") where hasExponent: break
                 default:
                     guard offset > digitsStart else { throw error("expected a value") }
                     return try number(from: start, isInteger: isInteger, hasExponent: hasExponent)
