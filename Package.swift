@@ -59,6 +59,7 @@ let package = Package(
             name: "RestMapCLI",
             dependencies: [
                 "RestMap",
+                "RestMapPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -76,6 +77,13 @@ let package = Package(
             name: "RestMapBenchmarks",
             dependencies: ["RestMap", "RestMapDates", "RestMapPlugins"],
             path: "Benchmarks/RestMapBenchmarks",
+            swiftSettings: strictSettings
+        ),
+
+        .executableTarget(
+            name: "PluginBenchmarks",
+            dependencies: ["RestMapPlugins", "RestMapDates"],
+            path: "Benchmarks/PluginBenchmarks",
             swiftSettings: strictSettings
         ),
 

@@ -1,1 +1,2 @@
-/* Placeholder: the versioned plugin ABI is defined in restmap_plugin.h. */
+/* The plugin ABI is declared in include/restmap_plugin.h; this file gives the C target a source. */
+#include "restmap_plugin.h"

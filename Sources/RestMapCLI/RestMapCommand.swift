@@ -5,6 +5,6 @@ struct RestMapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restmap",
         abstract: "Validate RestMap schemas and map responses with them.",
-        subcommands: []
+        subcommands: [PluginsCommand.self]
     )
 }

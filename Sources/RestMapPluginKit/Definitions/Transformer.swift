@@ -15,8 +15,10 @@ extension ValueTransformer {
 }
 
 /// The error a transformer throws for a value it cannot transform.
-public struct TransformerError: Error, Sendable, CustomStringConvertible {
+public struct TransformerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, naming the offending value; the host adds the transformer and position.
     public var message: String
+    /// An error with a message.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
@@ -27,11 +29,16 @@ public struct ArgumentSpec: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
         case string, strings, integer, number, boolean, any
     }
+    /// The argument's name (`formats`).
     public var name: String
+    /// What kind of value it takes.
     public var kind: Kind
+    /// Whether a step must give it.
     public var isRequired: Bool
+    /// One line for `restmap plugins` and validator messages.
     public var summary: String
 
+    /// An argument shape.
     public init(_ name: String, _ kind: Kind, required: Bool = false, summary: String = "") {
         self.name = name
         self.kind = kind
@@ -44,11 +51,14 @@ public struct ArgumentSpec: Sendable, Hashable {
 public struct TransformerDefinition: Sendable {
     /// The unqualified name (`rfc1123`); schemas use it qualified by the plugin name (`dates.rfc1123`).
     public var name: String
+    /// One line for `restmap plugins`.
     public var summary: String
+    /// The arguments it accepts.
     public var arguments: [ArgumentSpec]
     /// Makes a configured transformer from the step's arguments (an empty dictionary when none).
     public var make: @Sendable (_ arguments: [String: Value]) throws -> any ValueTransformer
 
+    /// A transformer definition.
     public init(
         name: String,
         summary: String,
@@ -65,11 +75,16 @@ public struct TransformerDefinition: Sendable {
 /// A body decoder a plugin provides for a media type (`text/csv`): it turns a body into JSON bytes
 /// that then map through the schema like any JSON body.
 public struct BodyDecoderDefinition: Sendable {
+    /// The media type it decodes (`text/csv`), without parameters.
     public var mediaType: String
+    /// One line for `restmap plugins`.
     public var summary: String
+    /// The arguments it accepts.
     public var arguments: [ArgumentSpec]
+    /// Decodes a body into JSON bytes.
     public var decode: @Sendable (_ body: [UInt8], _ arguments: [String: Value]) throws -> [UInt8]
 
+    /// A body decoder definition.
     public init(
         mediaType: String,
         summary: String,
@@ -89,7 +104,9 @@ public protocol RestMapPlugin {
     static var name: String { get }
     /// The plugin's own version, shown by `restmap plugins`.
     static var version: String { get }
+    /// The transformers, by unqualified name.
     static var transformers: [TransformerDefinition] { get }
+    /// The body decoders, by media type (none by default).
     static var bodyDecoders: [BodyDecoderDefinition] { get }
 }
 

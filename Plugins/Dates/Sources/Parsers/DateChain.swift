@@ -1,0 +1,51 @@
+import Foundation
+import RestMapPluginKit
+
+/// The default chain of `dates.parse`: every date form RestMap recognizes without configuration.
+///
+/// In order: ISO 8601 (and `yyyy-MM-dd`), RFC 1123, RFC 850, asctime, `MM/dd/yyyy`, then a Unix
+/// timestamp in a numeric string (see `UnixTime` for the seconds/milliseconds rule). Text that
+/// names no zone is read in `timeZone`.
+public struct DateChain: Sendable {
+    /// The zone of zone-less text.
+    public var timeZone: TimeZone
+
+    /// A chain reading zone-less text in `timeZone` (UTC by default).
+    public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+        self.timeZone = timeZone
+    }
+
+    /// The instant a string names, or `nil`; surrounding whitespace is ignored.
+    public func seconds(from text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { all in
+            var start = 0, end = all.count
+            while start < end, all[start] == 0x20 || all[start] == 0x09 { start += 1 }
+            while end > start, all[end - 1] == 0x20 || all[end - 1] == 0x09 || all[end - 1] == 0x0A || all[end - 1] == 0x0D {
+                end -= 1
+            }
+            let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
+            guard let first = bytes.first else { return nil }
+            if first &- 0x30 < 10 {
+                if let parsed = ISO8601Parser.parse(bytes) ?? HTTPDateParser.parseRFC1123(bytes)
+                    ?? HTTPDateParser.parseSlashDate(bytes) {
+                    return resolve(parsed)
+                }
+            } else if let parsed = HTTPDateParser.parseRFC1123(bytes) ?? HTTPDateParser.parseRFC850(bytes)
+                ?? HTTPDateParser.parseAsctime(bytes) {
+                return resolve(parsed)
+            }
+            return UnixTime.number(in: bytes).map { UnixTime.seconds($0, unit: nil) }
+        }
+    }
+
+    /// The instant of parsed fields, reading zone-less fields in `timeZone`.
+    public func resolve(_ parsed: ParsedDateTime) -> Double {
+        if parsed.offsetSeconds != nil || timeZone.identifier == "UTC" || timeZone.identifier == "GMT" {
+            return parsed.utcSeconds
+        }
+        let local = parsed.localSeconds
+        let guess = local - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: local)))
+        return local - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: guess)))
+    }
+}

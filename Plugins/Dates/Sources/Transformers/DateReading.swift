@@ -1,0 +1,43 @@
+import Foundation
+import RestMapPluginKit
+
+/// How a transformer reads a value as an instant: custom patterns first, then the default chain.
+struct DateReading: Sendable {
+    var chain: DateChain
+    var patterns: [String]
+    var locale: Locale
+
+    /// Reads zone, locale and patterns from `timeZone`, `locale` and `formats` arguments.
+    init(_ arguments: Arguments, patternsArgument: String? = "formats") throws(TransformerError) {
+        let zoneName = try arguments.string("timeZone") ?? "UTC"
+        guard let timeZone = TimeZone(identifier: zoneName) else {
+            throw TransformerError("argument 'timeZone': unknown time zone '\(zoneName)'")
+        }
+        chain = DateChain(timeZone: timeZone)
+        locale = Locale(identifier: try arguments.string("locale") ?? "en_US_POSIX")
+        patterns = try patternsArgument.flatMap { name throws(TransformerError) in try arguments.strings(name) } ?? []
+    }
+
+    /// The instant a value names: `.null` for null and empty strings, the date itself for a date.
+    func date(from value: Value) throws(TransformerError) -> Value {
+        switch value {
+        case .null, .date: return value
+        case .integer(let integer): return .date(Date(timeIntervalSince1970: UnixTime.seconds(Double(integer), unit: nil)))
+        case .number(let number): return .date(Date(timeIntervalSince1970: UnixTime.seconds(number, unit: nil)))
+        case .decimal(let decimal):
+            return .date(Date(timeIntervalSince1970: UnixTime.seconds(NSDecimalNumber(decimal: decimal).doubleValue, unit: nil)))
+        case .string(let text):
+            if text.allSatisfy(\.isWhitespace) { return .null }
+            for pattern in patterns {
+                if let date = PatternFormatters.date(from: text, pattern: pattern, timeZone: chain.timeZone, locale: locale) {
+                    return .date(date)
+                }
+            }
+            if let seconds = chain.seconds(from: text) { return .date(Date(timeIntervalSince1970: seconds)) }
+            let tried = patterns.isEmpty ? "" : " (tried formats \(patterns.map { "'\($0)'" }.joined(separator: ", ")) and the default chain)"
+            throw TransformerError("cannot read '\(text)' as a date\(tried)")
+        default:
+            throw TransformerError("cannot read a \(value.kindName) as a date")
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import RestMapPluginKit
+import RestMapPlugins
+
+/// `restmap plugins`: the plugins on the search path, with their versions and transformers.
+struct PluginsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugins",
+        abstract: "List the plugins found on the plugin search path, with their transformers.")
+
+    @OptionGroup var plugins: PluginOptions
+
+    @Option(help: ArgumentHelp("Also search the folder of this schema, as mapping it would.", valueName: "file"))
+    var schema: String?
+
+    func run() throws {
+        let schemaDirectory = schema.map { path in
+            let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            return parent.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : parent
+        }
+        let searchPath = plugins.searchPath(schemaDirectory: schemaDirectory)
+        let candidates = searchPath.candidates()
+        if candidates.isEmpty {
+            print("No plugins found. Searched: \(searchPath.directories.joined(separator: ", "))")
+            return
+        }
+        for candidate in candidates {
+            do {
+                print(describe(try PluginLoader.load(path: candidate.path)))
+            } catch {
+                print("\(candidate.name)  (cannot load)  \(candidate.path)\n  error: \(error)\n")
+            }
+        }
+    }
+
+    private func describe(_ plugin: PluginRegistry.PluginInfo) -> String {
+        var lines = ["\(plugin.name) \(plugin.version)  \(plugin.path ?? "(linked in)")"]
+        for transformer in plugin.transformers {
+            lines.append("  \(plugin.name).\(transformer.name)\(signature(transformer.arguments))  \(transformer.summary)")
+        }
+        for decoder in plugin.bodyDecoders {
+            lines.append("  body \(decoder.mediaType)\(signature(decoder.arguments))  \(decoder.summary)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func signature(_ arguments: [ArgumentSpec]) -> String {
+        guard !arguments.isEmpty else { return "" }
+        let parts = arguments.map { "\($0.name)\($0.isRequired ? "" : "?"): \($0.kind.rawValue)" }
+        return " {" + parts.joined(separator: ", ") + "}"
+    }
+}

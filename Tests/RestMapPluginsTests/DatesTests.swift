@@ -1,0 +1,118 @@
+import Foundation
+import RestMapPlugins
+import RestMapPluginKit
+import RestMapDates
+import Testing
+
+@Suite struct DatesTests {
+    /// 2013-03-13T18:10:21Z, the Stashboard example.
+    let stashboard = Date(timeIntervalSince1970: 1_363_198_221)
+
+    @Test(arguments: [
+        "Wed, 13 Mar 2013 18:10:21 GMT",
+        "Wednesday, 13-Mar-13 18:10:21 GMT",
+        "Wed Mar 13 18:10:21 2013",
+        "2013-03-13T18:10:21Z",
+        "2013-03-13T18:10:21.000Z",
+        "2013-03-13T18:10:21",
+        "2013-03-13 18:10:21Z",
+        "2013-03-13T19:10:21+01:00",
+        "2013-03-13T13:10:21-0500",
+        "2013-03-13T20:10:21+02",
+        "1363198221",
+        "1363198221000",
+        "  2013-03-13T18:10:21Z ",
+    ])
+    func defaultChainReadsTheStashboardInstant(_ text: String) throws {
+        #expect(try transform("dates.parse", .string(text)) == .date(stashboard))
+    }
+
+    @Test func fractionalSecondsAreKept() throws {
+        let value = try transform("dates.parse", .string("2013-03-13T18:10:21.250Z"))
+        #expect(value == .date(Date(timeIntervalSince1970: 1_363_198_221.25)))
+    }
+
+    @Test func dayOnlyFormsAreMidnightUTC() throws {
+        let midnight = Date(timeIntervalSince1970: 1_363_132_800)
+        #expect(try transform("dates.parse", .string("2013-03-13")) == .date(midnight))
+        #expect(try transform("dates.parse", .string("03/13/2013")) == .date(midnight))
+        #expect(try transform("dates.parse", .string("3/13/2013")) == .date(midnight))
+    }
+
+    @Test func unixNumbersUseTheMagnitudeRule() throws {
+        #expect(try transform("dates.parse", .integer(1_363_198_221)) == .date(stashboard))
+        #expect(try transform("dates.parse", .integer(1_363_198_221_000)) == .date(stashboard))
+        #expect(try transform("dates.parse", .number(1_363_198_221.5)) == .date(Date(timeIntervalSince1970: 1_363_198_221.5)))
+        #expect(try transform("dates.parse", .integer(99_999_999_999)) == .date(Date(timeIntervalSince1970: 99_999_999_999)))
+        #expect(try transform("dates.parse", .integer(100_000_000_000)) == .date(Date(timeIntervalSince1970: 100_000_000)))
+    }
+
+    @Test func emptyAndNullAreNull() throws {
+        #expect(try transform("dates.parse", .string("")) == .null)
+        #expect(try transform("dates.parse", .null) == .null)
+    }
+
+    @Test func unparseableTextThrowsNamingTheValue() throws {
+        #expect(throws: PluginError.transformerFailed(transformer: "dates.parse", message: "cannot read 'yesterday' as a date")) {
+            try transform("dates.parse", .string("yesterday"))
+        }
+        for invalid in ["2013-02-30", "2013-13-01T00:00:00Z", "2013-03-13T24:00:00Z", "Wed, 32 Mar 2013 18:10:21 GMT"] {
+            #expect(throws: PluginError.self) { try transform("dates.parse", .string(invalid)) }
+        }
+    }
+
+    @Test func customFormatsAndZones() throws {
+        let arguments: [String: Value] = [
+            "formats": .array([.string("dd.MM.yyyy HH:mm")]), "timeZone": .string("Europe/Berlin"),
+        ]
+        #expect(try transform("dates.parse", .string("13.03.2013 19:10"), arguments: arguments) == .date(stashboard.addingTimeInterval(-21)))
+        #expect(try reverse("dates.parse", .date(stashboard), arguments: arguments) == .string("13.03.2013 19:10"))
+        // The default chain still applies after the formats.
+        #expect(try transform("dates.parse", .string("2013-03-13T18:10:21Z"), arguments: arguments) == .date(stashboard))
+        // Zone-less text is read in the zone.
+        #expect(try transform("dates.parse", .string("2013-03-13T19:10:21"), arguments: ["timeZone": .string("Europe/Berlin")]) == .date(stashboard))
+    }
+
+    @Test func badArgumentsAreReported() {
+        #expect(throws: PluginError.transformerFailed(transformer: "dates.parse", message: "argument 'timeZone': unknown time zone 'Mars/Olympus'")) {
+            try transform("dates.parse", .null, arguments: ["timeZone": .string("Mars/Olympus")])
+        }
+        #expect(throws: PluginError.transformerFailed(transformer: "dates.format", message: "missing required argument 'format'")) {
+            try transform("dates.format", .null)
+        }
+    }
+
+    @Test func reverseWritesISO8601UTC() throws {
+        #expect(try reverse("dates.parse", .date(stashboard)) == .string("2013-03-13T18:10:21Z"))
+        #expect(try reverse("dates.parse", .date(stashboard.addingTimeInterval(0.5))) == .string("2013-03-13T18:10:21.500Z"))
+        #expect(try reverse("dates.iso8601", .date(stashboard)) == .string("2013-03-13T18:10:21Z"))
+    }
+
+    @Test func shortcuts() throws {
+        #expect(try transform("dates.rfc1123", .string("Wed, 13 Mar 2013 18:10:21 GMT")) == .date(stashboard))
+        #expect(try reverse("dates.rfc1123", .date(stashboard)) == .string("Wed, 13 Mar 2013 18:10:21 GMT"))
+        #expect(throws: PluginError.self) { try transform("dates.rfc1123", .string("2013-03-13T18:10:21Z")) }
+        #expect(try transform("dates.iso8601", .string("2013-03-13T18:10:21Z")) == .date(stashboard))
+        #expect(try transform("dates.unix", .string("1363198221")) == .date(stashboard))
+        #expect(try transform("dates.unix", .integer(1_363_198_221), arguments: ["unit": .string("milliseconds")]) == .date(Date(timeIntervalSince1970: 1_363_198.221)))
+        #expect(try reverse("dates.unix", .date(stashboard)) == .integer(1_363_198_221))
+        #expect(try reverse("dates.unix", .date(stashboard), arguments: ["unit": .string("milliseconds")]) == .integer(1_363_198_221_000))
+    }
+
+    @Test func formatWritesPatterns() throws {
+        let arguments: [String: Value] = ["format": .string("yyyy-MM-dd HH:mm"), "timeZone": .string("America/New_York")]
+        #expect(try reverse("dates.format", .date(stashboard), arguments: arguments) == .string("2013-03-13 14:10"))
+        #expect(try transform("dates.format", .string("Wed, 13 Mar 2013 18:10:21 GMT"), arguments: arguments) == .string("2013-03-13 14:10"))
+    }
+
+    @Test func handWrittenParserAgreesWithISO8601DateFormatter() throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        for seconds in stride(from: -2_000_000_000.0, to: 4_000_000_000, by: 7_654_321) {
+            let text = formatter.string(from: Date(timeIntervalSince1970: seconds))
+            let parsed = try #require(ISO8601Parser.parse(text), "\(text)")
+            #expect(parsed.utcSeconds == seconds, "\(text)")
+            #expect(ISO8601Text.string(from: seconds) == text)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import RestMapPlugins
+import RestMapPluginKit
+import Testing
+
+/// Builds `Samples/ThirdPartyPlugin` — its own SwiftPM package depending only on RestMapPluginKit —
+/// and loads the resulting `librestmap-text.so`, proving a plugin can live outside this repository.
+@Suite(.timeLimit(.minutes(15)))
+struct ThirdPartyPluginTests {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Builds the sample once per test run into a scratch folder kept per checkout (so reruns are
+    /// incremental and parallel checkouts do not collide), returning the folder holding the .so.
+    static let builtDirectory: Result<String, BuildFailure> = {
+        let package = repositoryRoot.appendingPathComponent("Samples/ThirdPartyPlugin").path
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("restmap-third-party-\(stableHash(repositoryRoot.path))").path
+        do {
+            let result = try run(
+                "/usr/bin/env", ["swift", "build", "--package-path", package, "--scratch-path", scratch],
+                timeout: 900)
+            guard result.status == 0 else {
+                return .failure(BuildFailure(message: "swift build of \(package) failed (\(result.status)):\n\(result.output)"))
+            }
+            return .success(scratch + "/debug")
+        } catch {
+            return .failure(BuildFailure(message: "could not run swift build: \(error)"))
+        }
+    }()
+
+    struct BuildFailure: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    /// FNV-1a, stable across processes (unlike `Hasher`).
+    static func stableHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+
+    @Test func loadsByPath() throws {
+        let directory = try Self.builtDirectory.get()
+        var registry = PluginRegistry()
+        let info = try registry.load(path: directory + "/librestmap-text.so")
+        #expect(info.name == "text")
+        #expect(info.version == "0.1.0")
+        #expect(try transform("text.slug", .string("Héllo, Wörld! 2024"), in: registry) == .string("hello-world-2024"))
+        #expect(try transform("text.reverse", .string("abc"), in: registry) == .string("cba"))
+        #expect(try reverse("text.reverse", .string("abc"), in: registry) == .string("cba"))
+        #expect(throws: PluginError.transformerFailed(transformer: "text.slug", message: "cannot slug a integer")) {
+            try transform("text.slug", .integer(1), in: registry)
+        }
+    }
+
+    @Test func loadsByNameThroughTheSearchPath() throws {
+        let directory = try Self.builtDirectory.get()
+        let searchPath = PluginSearchPath(
+            schemaDirectory: nil, environment: ["RESTMAP_PLUGIN_PATH": "/nonexistent:\(directory)"],
+            executableDirectory: BuiltPlugins.directory)
+        var registry = try BuiltPlugins.registry()
+        try registry.load(named: "text", searchPath: searchPath)
+        #expect(try transform("text.slug", .string("RestMap Plugins"), arguments: ["separator": .string("_")], in: registry)
+            == .string("restmap_plugins"))
+        #expect(searchPath.candidates().map(\.name).contains("text"))
+    }
+}
