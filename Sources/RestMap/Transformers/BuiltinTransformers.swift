@@ -31,13 +31,6 @@ public enum BuiltinTransformers: RestMapPlugin {
                           otherwise: arguments["otherwise"])
         },
     ]
-
-    /// The catalog the validator checks transformer names and arguments against.
-    public static func catalogEntries() -> [String: [TransformerCatalog.Argument]] {
-        Dictionary(uniqueKeysWithValues: transformers.map { definition in
-            (definition.name, definition.arguments.map { TransformerCatalog.Argument(name: $0.name, kind: $0.kind.rawValue, isRequired: $0.isRequired) })
-        })
-    }
 }
 
 /// Applies a function to string values; other values pass through.

@@ -1,0 +1,82 @@
+import Foundation
+import RestMapPlugins
+import RestMapSchema
+
+/// A schema with the plugins it names loaded, and every diagnostic found on the way.
+public struct PreparedSchema: Sendable {
+    /// The schema, present only when there is no error.
+    public var schema: Schema?
+    /// The built-in transformers, the plugins given in process and those the schema named.
+    public var plugins: PluginRegistry
+    /// Schema and plugin-loading problems, sorted by position.
+    public var diagnostics: [Diagnostic]
+}
+
+/// A schema that could not be prepared for mapping.
+public struct SchemaLoadError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+extension PreparedSchema {
+    /// Loads a schema file, loads the plugins its `plugins:` names (from the schema's folder,
+    /// `pluginPaths`, `RESTMAP_PLUGIN_PATH` and the installed plugin folder) unless `plugins`
+    /// already holds them, and validates transformer names and arguments against them.
+    public static func load(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
+        var registry = plugins
+        if registry.plugins.allSatisfy({ $0.name != BuiltinTransformers.name }) {
+            try? registry.register(BuiltinTransformers.self)
+        }
+        let loaded = SchemaLoader().load(contentsOf: path)
+        var diagnostics: [Diagnostic] = []
+        if let root = loaded.root {
+            let searchPath = PluginSearchPath(schemaDirectory: (path as NSString).deletingLastPathComponent.nonEmpty ?? ".",
+                                              pluginPaths: pluginPaths)
+            for node in root["plugins"]?.sequence ?? [] {
+                guard let name = node.stringValue, registry.plugins.allSatisfy({ $0.name != name }) else { continue }
+                do { _ = try registry.load(named: name, searchPath: searchPath) } catch {
+                    diagnostics.append(.error("cannot load plugin '\(name)': \(error)", at: node.textLocation))
+                }
+            }
+        }
+        var options = SchemaValidationOptions(transformers: registry.catalog)
+        options.loader = SchemaLoader()
+        let validated = Schema.load(contentsOf: path, options: options)
+        let all = (validated.diagnostics + diagnostics).sortedByPosition()
+        return PreparedSchema(schema: all.containsErrors ? nil : validated.schema, plugins: registry, diagnostics: all)
+    }
+}
+
+extension Mapper {
+    /// Loads a schema file with its plugins and compiles it.
+    ///
+    /// - Throws: `SchemaLoadError` with every diagnostic when the schema has errors or a plugin
+    ///   it names cannot be loaded.
+    public init(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) throws(SchemaLoadError) {
+        let prepared = PreparedSchema.load(contentsOf: path, pluginPaths: pluginPaths, plugins: plugins)
+        guard let schema = prepared.schema else { throw SchemaLoadError(diagnostics: prepared.diagnostics) }
+        do { try self.init(schema: schema, plugins: prepared.plugins) } catch {
+            throw SchemaLoadError(diagnostics: [.error(error.message, at: error.location ?? SourceLocation(file: path, line: 1, column: 1))])
+        }
+    }
+}
+
+extension PluginRegistry {
+    /// What the validator needs to know of the registered transformers.
+    public var catalog: TransformerCatalog {
+        var transformers: [String: [TransformerCatalog.Argument]] = [:]
+        for plugin in plugins {
+            for definition in plugin.transformers {
+                let name = plugin.name.isEmpty ? definition.name : "\(plugin.name).\(definition.name)"
+                transformers[name] = definition.arguments.map {
+                    TransformerCatalog.Argument(name: $0.name, kind: $0.kind.rawValue, isRequired: $0.isRequired)
+                }
+            }
+        }
+        return TransformerCatalog(transformers: transformers, loadedPlugins: Set(plugins.map(\.name)))
+    }
+}
+
+extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import RestMap
+
+/// `restmap map`: maps a response body with a schema and prints the root records.
+struct MapCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "map",
+        abstract: "Map a response body with a schema and print the records.",
+        discussion: """
+            Reads the body from BODY-FILE, or from standard input when it is '-' or omitted. Records print \
+            as JSON objects with "$entity" first; errors of individual records go to standard error and make \
+            the exit status 1 (the other records still print). A .csv body is read as text/csv.
+            """
+    )
+
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+        case json, ndjson, csv
+    }
+
+    @Option(name: .long, help: "The schema file.")
+    var schema: String
+
+    @Option(name: .long, help: "The request method.")
+    var method = "GET"
+
+    @Option(name: .long, help: "The request path, relative to the schema's baseURL (a query string is allowed).")
+    var path = "/"
+
+    @Option(name: .long, help: "The response status code.")
+    var status = 200
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A response header.", valueName: "name:value"))
+    var header: [String] = []
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A routing parameter (@metadata.routing.parameters).", valueName: "name=value"))
+    var param: [String] = []
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("User metadata (@metadata.user).", valueName: "name=value"))
+    var metadata: [String] = []
+
+    @Option(name: .long, help: "Output format: json, ndjson or csv.")
+    var format: OutputFormat = .json
+
+    @Flag(name: .long, help: "Fail without output when any record fails to map.")
+    var strict = false
+
+    @Flag(name: .long, help: "Indent JSON output.")
+    var pretty = false
+
+    @OptionGroup var plugins: PluginOptions
+
+    @Argument(help: ArgumentHelp("The response body; '-' or nothing reads standard input.", valueName: "BODY-FILE"))
+    var body: String?
+
+    func run() throws {
+        let mapper: Mapper
+        do { mapper = try Mapper(contentsOf: schema, pluginPaths: plugins.pluginPaths) } catch {
+            Terminal.error((error.description + "\n"))
+            throw ExitCode.failure
+        }
+        let response = Response(method: method, path: path, status: status, headers: try headers(), body: try readBody(),
+                                parameters: try pairs(param, separator: "=", option: "--param"),
+                                userMetadata: .object(try pairs(metadata, separator: "=", option: "--metadata")
+                                    .sorted { $0.key < $1.key }.map { Value.Member(key: $0.key, value: .string($0.value)) }))
+        let result: MappingResult
+        do { result = try mapper.map(response, options: MappingOptions(strict: strict)) } catch {
+            Terminal.error("restmap: \(error)\n")
+            throw ExitCode.failure
+        }
+        let output = switch format {
+        case .json: RecordWriter.json(result.records, pretty: pretty) + "\n"
+        case .ndjson: RecordWriter.ndjson(result.records)
+        case .csv: RecordWriter.csv(result.records)
+        }
+        Terminal.out(output)
+        for error in result.errors {
+            Terminal.error("restmap: record failed: \(error)\n")
+        }
+        if !result.errors.isEmpty { throw ExitCode.failure }
+    }
+
+    private func readBody() throws -> [UInt8] {
+        guard let body, body != "-" else { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        guard let data = FileManager.default.contents(atPath: body) else {
+            throw ValidationError("cannot read the body file '\(body)'")
+        }
+        return Array(data)
+    }
+
+    private func headers() throws -> [String: String] {
+        var headers = try pairs(header, separator: ":", option: "--header")
+        if body?.lowercased().hasSuffix(".csv") == true,
+           !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
+            headers["Content-Type"] = "text/csv"
+        }
+        return headers
+    }
+
+    private func pairs(_ items: [String], separator: Character, option: String) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for item in items {
+            guard let index = item.firstIndex(of: separator) else {
+                throw ValidationError("\(option) takes name\(separator)value, found '\(item)'")
+            }
+            result[String(item[..<index]).trimmingCharacters(in: .whitespaces)] =
+                String(item[item.index(after: index)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return result
+    }
+}

@@ -1,0 +1,12 @@
+import Foundation
+
+/// Writing to the standard streams.
+enum Terminal {
+    static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
