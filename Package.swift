@@ -87,7 +87,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        .testTarget(name: "RestMapJSONTests", dependencies: ["RestMapJSON"]),
+        .testTarget(name: "RestMapJSONTests", dependencies: ["RestMapJSON"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapSchemaTests", dependencies: ["RestMapSchema"]),
         .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap"]),
         .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapDates", "RestMapIDs", "RestMapCSV"]),

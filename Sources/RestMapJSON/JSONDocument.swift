@@ -1,1 +1,285 @@
-enum RestMapJSONPlaceholder {}
+/// Options of JSON parsing.
+public struct JSONParsingOptions: Sendable {
+    /// Deepest nesting of arrays and objects accepted; deeper documents are refused with an
+    /// error (the parser is iterative, so this bounds memory, not the stack). Default 512.
+    public var maximumDepth: Int
+
+    public init(maximumDepth: Int = 512) {
+        self.maximumDepth = maximumDepth
+    }
+}
+
+/// Why a body is not valid JSON, and where.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong, e.g. "expected ',' or '}' after an object member".
+    public var message: String
+    /// Byte offset of the problem.
+    public var offset: Int
+    /// 1-based line.
+    public var line: Int
+    /// 1-based column, in bytes.
+    public var column: Int
+
+    public var description: String { "line \(line), column \(column): \(message)" }
+}
+
+/// The kind of a JSON value.
+public enum JSONKind: Sendable, Hashable {
+    case null, bool, number, string, array, object
+}
+
+/// One entry of the tape: a value's kind, where its text is, and for containers where the
+/// container ends on the tape (so a whole subtree is skipped in O(1)).
+struct TapeEntry {
+    enum Tag: UInt8 { case null, `true`, `false`, number, string, array, object }
+    var tag: Tag
+    /// Numbers: the lexeme has no fraction or exponent. Strings: the text has escapes.
+    var flag: Bool
+    /// Strings: offset after the opening quote; numbers and literals: first byte; containers: the bracket.
+    var start: UInt32
+    /// Strings and numbers: end offset (exclusive); containers: tape index after the last descendant.
+    var end: UInt32
+    /// Containers: number of elements or members.
+    var count: UInt32
+}
+
+/// A parsed JSON document: the bytes and a flat tape of values, built in one pass.
+///
+/// Nothing is materialized while parsing: strings and numbers are read from the bytes when a
+/// `JSONNode` is asked for them. Parse once, then read only what is needed.
+public final class JSONDocument: Sendable {
+    let bytes: [UInt8]
+    let tape: [TapeEntry]
+
+    /// Parses UTF-8 JSON (RFC 8259): strict grammar, top-level scalars allowed.
+    public init(bytes: [UInt8], options: JSONParsingOptions = .init()) throws(JSONParseError) {
+        self.bytes = bytes
+        self.tape = try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
+            var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth)
+            return try parser.parse()
+        }
+    }
+
+    /// Parses the UTF-8 bytes of a string.
+    public convenience init(string: String, options: JSONParsingOptions = .init()) throws(JSONParseError) {
+        try self.init(bytes: Array(string.utf8), options: options)
+    }
+
+    /// The top-level value.
+    public var root: JSONNode { JSONNode(document: self, index: 0) }
+}
+
+/// A value of a document: a cheap handle (document and tape index).
+public struct JSONNode: Sendable {
+    let document: JSONDocument
+    let index: Int
+
+    var entry: TapeEntry { document.tape[index] }
+
+    public var kind: JSONKind {
+        switch entry.tag {
+        case .null: .null
+        case .true, .false: .bool
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
+        }
+    }
+
+    public var isNull: Bool { entry.tag == .null }
+
+    /// The value of `true` or `false`; `nil` for other kinds.
+    public var boolValue: Bool? {
+        switch entry.tag {
+        case .true: true
+        case .false: false
+        default: nil
+        }
+    }
+
+    /// The decoded string (escapes resolved); `nil` unless a string.
+    public var stringValue: String? {
+        let entry = self.entry
+        guard entry.tag == .string else { return nil }
+        return document.bytes.withUnsafeBufferPointer { buffer in
+            let slice = UnsafeBufferPointer(rebasing: buffer[Int(entry.start)..<Int(entry.end)])
+            return entry.flag ? JSONStrings.unescape(slice) : String(decoding: slice, as: UTF8.self)
+        }
+    }
+
+    /// The number; `nil` unless a number.
+    public var number: JSONNumber? {
+        let entry = self.entry
+        guard entry.tag == .number else { return nil }
+        return JSONNumber(document: document, start: Int(entry.start), end: Int(entry.end), isInteger: entry.flag)
+    }
+
+    /// Elements of an array or members of an object; 0 otherwise.
+    public var count: Int {
+        let entry = self.entry
+        return entry.tag == .array || entry.tag == .object ? Int(entry.count) : 0
+    }
+
+    /// Where the value starts in the source (for a string: its opening quote).
+    public var byteOffset: Int {
+        let entry = self.entry
+        return entry.tag == .string ? Int(entry.start) - 1 : Int(entry.start)
+    }
+
+    /// The tape index after this value and its descendants.
+    @inline(__always) var next: Int {
+        let entry = self.entry
+        return entry.tag == .array || entry.tag == .object ? Int(entry.end) : index + 1
+    }
+
+    /// The member named `key`; with duplicate keys the last one wins. `nil` for other kinds.
+    public subscript(key: String) -> JSONNode? {
+        let container = entry
+        guard container.tag == .object else { return nil }
+        var key = key
+        return key.withUTF8 { wanted in
+            document.bytes.withUnsafeBufferPointer { bytes in
+                document.tape.withUnsafeBufferPointer { tape in
+                    var found: Int?
+                    var position = index + 1
+                    let end = Int(container.end)
+                    while position < end {
+                        let keyEntry = tape[position]
+                        let valuePosition = position + 1
+                        let length = Int(keyEntry.end) - Int(keyEntry.start)
+                        if keyEntry.flag {
+                            let decoded = JSONStrings.unescape(UnsafeBufferPointer(rebasing: bytes[Int(keyEntry.start)..<Int(keyEntry.end)]))
+                            if decoded.utf8.elementsEqual(wanted) { found = valuePosition }
+                        } else if length == wanted.count,
+                                  length == 0 || memcmp(bytes.baseAddress! + Int(keyEntry.start), wanted.baseAddress!, length) == 0 {
+                            found = valuePosition
+                        }
+                        let value = tape[valuePosition]
+                        position = value.tag == .array || value.tag == .object ? Int(value.end) : valuePosition + 1
+                    }
+                    return found.map { JSONNode(document: document, index: $0) }
+                }
+            }
+        }
+    }
+
+    /// The element at `index` of an array; `nil` when out of range or not an array.
+    public subscript(index: Int) -> JSONNode? {
+        guard entry.tag == .array, index >= 0, index < count else { return nil }
+        var position = self.index + 1
+        for _ in 0..<index { position = JSONNode(document: document, index: position).next }
+        return JSONNode(document: document, index: position)
+    }
+
+    /// The elements of an array (empty for other kinds).
+    public var elements: JSONArrayElements { JSONArrayElements(node: self) }
+
+    /// The members of an object in source order (empty for other kinds).
+    public var members: JSONObjectMembers { JSONObjectMembers(node: self) }
+
+    /// The keys of an object in source order.
+    public var keys: [String] { members.map(\.key) }
+}
+
+/// The elements of an array node.
+public struct JSONArrayElements: Sequence, Sendable {
+    let node: JSONNode
+
+    public struct Iterator: IteratorProtocol {
+        let document: JSONDocument
+        var position: Int
+        let end: Int
+
+        public mutating func next() -> JSONNode? {
+            guard position < end else { return nil }
+            let node = JSONNode(document: document, index: position)
+            position = node.next
+            return node
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        let entry = node.entry
+        guard entry.tag == .array else { return Iterator(document: node.document, position: 0, end: 0) }
+        return Iterator(document: node.document, position: node.index + 1, end: Int(entry.end))
+    }
+
+    public var underestimatedCount: Int { node.count }
+}
+
+/// The members of an object node.
+public struct JSONObjectMembers: Sequence, Sendable {
+    let node: JSONNode
+
+    public struct Iterator: IteratorProtocol {
+        let document: JSONDocument
+        var position: Int
+        let end: Int
+
+        public mutating func next() -> (key: String, value: JSONNode)? {
+            guard position < end else { return nil }
+            let key = JSONNode(document: document, index: position).stringValue ?? ""
+            let value = JSONNode(document: document, index: position + 1)
+            position = value.next
+            return (key, value)
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        let entry = node.entry
+        guard entry.tag == .object else { return Iterator(document: node.document, position: 0, end: 0) }
+        return Iterator(document: node.document, position: node.index + 1, end: Int(entry.end))
+    }
+
+    public var underestimatedCount: Int { node.count }
+}
+
+/// A JSON number: the exact lexeme, read lazily.
+public struct JSONNumber: Sendable, Hashable {
+    let document: JSONDocument
+    let start: Int
+    let end: Int
+    /// The lexeme has no fraction and no exponent.
+    public let isInteger: Bool
+
+    /// The exact lexeme, e.g. "69726278940360707", "150.115", "-1e5".
+    public var text: String {
+        document.bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+    }
+
+    /// The exact value when the lexeme is an integer that fits 64 bits.
+    public var int64: Int64? {
+        guard isInteger else { return nil }
+        return document.bytes.withUnsafeBufferPointer { bytes -> Int64? in
+            var position = start
+            let negative = bytes[position] == UInt8(ascii: "-")
+            if negative { position += 1 }
+            var value: Int64 = 0
+            while position < end {
+                let digit = Int64(bytes[position] &- UInt8(ascii: "0"))
+                let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (added, overflow2) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+                if overflow1 || overflow2 { return nil }
+                value = added
+                position += 1
+            }
+            return value
+        }
+    }
+
+    /// The nearest double.
+    public var double: Double {
+        if let exact = int64, abs(exact) < 1 << 53 { return Double(exact) }
+        return Double(text) ?? .nan
+    }
+
+    public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool { lhs.text == rhs.text }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

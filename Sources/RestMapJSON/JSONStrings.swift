@@ -1,0 +1,80 @@
+/// String escapes and UTF-8 validation.
+enum JSONStrings {
+    @inline(__always) static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    /// The length of the valid UTF-8 sequence starting at `position` (RFC 3629: no overlong
+    /// forms, no surrogates, at most U+10FFFF), or `nil`.
+    static func validUTF8Width(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> Int? {
+        let lead = bytes[position]
+        let width: Int
+        let minimum: UInt32
+        var scalar: UInt32
+        switch lead {
+        case 0xC2...0xDF: width = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
+        case 0xE0...0xEF: width = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
+        case 0xF0...0xF4: width = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
+        default: return nil
+        }
+        guard position + width <= bytes.count else { return nil }
+        for offset in 1..<width {
+            let byte = bytes[position + offset]
+            guard byte & 0xC0 == 0x80 else { return nil }
+            scalar = scalar << 6 | UInt32(byte & 0x3F)
+        }
+        guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { return nil }
+        return width
+    }
+
+    /// Decodes a validated string body with escapes; lone surrogates become U+FFFD.
+    static func unescape(_ body: UnsafeBufferPointer<UInt8>) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(body.count)
+        var index = 0
+        func hex4(_ at: Int) -> UInt32 {
+            (0..<4).reduce(0) { $0 << 4 | (hexValue(body[at + $1]) ?? 0) }
+        }
+        func append(_ scalar: UInt32) {
+            let value = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+            output.append(contentsOf: UTF8.encode(value)!)
+        }
+        while index < body.count {
+            let byte = body[index]
+            guard byte == UInt8(ascii: "\\") else {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            let escape = body[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "b"): output.append(0x08)
+            case UInt8(ascii: "f"): output.append(0x0C)
+            case UInt8(ascii: "n"): output.append(0x0A)
+            case UInt8(ascii: "r"): output.append(0x0D)
+            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "u"):
+                let unit = hex4(index)
+                index += 4
+                if (0xD800...0xDBFF).contains(unit), index + 6 <= body.count, body[index] == UInt8(ascii: "\\"),
+                   body[index + 1] == UInt8(ascii: "u") {
+                    let low = hex4(index + 2)
+                    if (0xDC00...0xDFFF).contains(low) {
+                        append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                        index += 6
+                        continue
+                    }
+                }
+                append((0xD800...0xDFFF).contains(unit) ? 0xFFFD : unit)
+            default: output.append(escape)  // \" \\ \/
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

@@ -1,0 +1,103 @@
+/// A fast appending JSON writer; commas and colons are placed automatically.
+///
+/// Strings are escaped per RFC 8259 (quotes, backslashes and control characters; `/` and
+/// non-ASCII are written as is). With `pretty`, containers are indented by two spaces.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    private let pretty: Bool
+    /// Per open container: whether it has an element yet.
+    private var hasElements: [Bool] = []
+    private var afterKey = false
+
+    public init(pretty: Bool = false) {
+        self.pretty = pretty
+    }
+
+    /// The written text.
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// Writes a member key (and the comma before it when needed).
+    public mutating func key(_ key: String) {
+        separate()
+        appendString(key)
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        afterKey = true
+    }
+
+    public mutating func string(_ value: String) {
+        separate()
+        appendString(value)
+    }
+
+    public mutating func integer(_ value: Int64) { raw(String(value)) }
+
+    /// A double in its shortest round-trip form; non-finite values are written as null.
+    public mutating func double(_ value: Double) {
+        guard value.isFinite else { return null() }
+        raw(value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value))
+    }
+
+    public mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
+    public mutating func null() { raw("null") }
+
+    /// Writes text that is already JSON (an exact number lexeme, a decimal).
+    public mutating func raw(_ json: String) {
+        separate()
+        bytes.append(contentsOf: json.utf8)
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        hasElements.append(false)
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        let hadElements = hasElements.removeLast()
+        if pretty, hadElements { newline() }
+        bytes.append(bracket)
+    }
+
+    private mutating func separate() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        guard !hasElements.isEmpty else { return }
+        if hasElements[hasElements.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        hasElements[hasElements.count - 1] = true
+        if pretty { newline() }
+    }
+
+    private mutating func newline() {
+        bytes.append(0x0A)
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: hasElements.count * 2))
+    }
+
+    private mutating func appendString(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x00..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

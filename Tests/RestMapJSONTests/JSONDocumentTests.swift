@@ -1,0 +1,117 @@
+import Foundation
+import RestMapJSON
+import Testing
+
+@Suite struct JSONDocumentTests {
+    @Test func readsNestedValuesLazily() throws {
+        let document = try JSONDocument(string: #"{"a": [1, {"b": "x\ny"}, [true, false, null]], "c": {"d": -0.5e3}, "e": "caf\u00e9 \ud83d\ude00"}"#)
+        let root = document.root
+        #expect(root.kind == .object)
+        #expect(root.count == 3)
+        #expect(root.keys == ["a", "c", "e"])
+        #expect(root["a"]?.count == 3)
+        #expect(root["a"]?[1]?["b"]?.stringValue == "x\ny")
+        #expect(root["a"]?[2]?.elements.map(\.kind) == [.bool, .bool, .null])
+        #expect(root["a"]?[2]?[0]?.boolValue == true)
+        #expect(root["c"]?["d"]?.number?.text == "-0.5e3")
+        #expect(root["c"]?["d"]?.number?.double == -500)
+        #expect(root["e"]?.stringValue == "café 😀")
+        #expect(root["missing"] == nil)
+        #expect(root["a"]?[3] == nil)
+        #expect(root["a"]?["b"] == nil)
+    }
+
+    @Test func numbersStayExact() throws {
+        let document = try JSONDocument(string: "[69726278940360707, 9223372036854775807, 9223372036854775808, -9223372036854775808, 150.115]")
+        let numbers = document.root.elements.map { $0.number! }
+        #expect(numbers[0].int64 == 69726278940360707)
+        #expect(numbers[1].int64 == Int64.max)
+        #expect(numbers[2].isInteger && numbers[2].int64 == nil && numbers[2].text == "9223372036854775808")
+        #expect(numbers[3].int64 == Int64.min)
+        #expect(!numbers[4].isInteger && numbers[4].text == "150.115")
+    }
+
+    @Test func duplicateKeysLastWins() throws {
+        #expect(try JSONDocument(string: #"{"a": 1, "a": 2}"#).root["a"]?.number?.int64 == 2)
+        #expect(try JSONDocument(string: #"{"\u0061": 1}"#).root["a"]?.number?.int64 == 1)
+    }
+
+    @Test func loneSurrogatesBecomeReplacementCharacters() throws {
+        #expect(try JSONDocument(string: #"["\ud800x"]"#).root[0]?.stringValue == "\u{FFFD}x")
+    }
+
+    @Test func deepNestingIsRefusedWithoutOverflowingTheStack() throws {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect {
+            try JSONDocument(string: deep)
+        } throws: { error in
+            (error as? JSONParseError)?.message == "nesting deeper than 512 levels"
+        }
+        let allowed = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(try JSONDocument(string: allowed).root.count == 1)
+    }
+
+    @Test(arguments: [
+        ("", "empty document", 1, 1),
+        ("  \n ", "empty document", 2, 2),
+        ("{\"a\": 1,}", "expected a string key", 1, 9),
+        ("[1, 2\n, 3 4]", "expected ',' or ']' after an array element", 2, 5),
+        ("{\"a\" 1}", "expected ':' after an object key", 1, 6),
+        ("[01]", "a number cannot have leading zeros", 1, 3),
+        ("[\"a\tb\"]", "control character byte 0x9 in a string must be escaped", 1, 4),
+        ("[tru]", "invalid literal: expected 'true'", 1, 2),
+        ("{\"a\": [1, 2}", "expected ',' or ']' after an array element", 1, 12),
+        ("[1] 2", "unexpected text after the document", 1, 5),
+    ])
+    func errorsNameWhatAndWhere(text: String, message: String, line: Int, column: Int) {
+        #expect {
+            try JSONDocument(string: text)
+        } throws: { error in
+            guard let error = error as? JSONParseError else { return false }
+            return error.message == message && error.line == line && error.column == column
+        }
+    }
+
+    @Test func invalidUTF8IsRejectedWithItsOffset() {
+        #expect {
+            try JSONDocument(bytes: [0x5B, 0x22, 0x61, 0xC3, 0x28, 0x22, 0x5D])
+        } throws: { error in
+            (error as? JSONParseError)?.offset == 3
+        }
+    }
+
+    @Test func writerEscapesAndRoundTrips() throws {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("text")
+        writer.string("quote \" backslash \\ slash / tab \t nul \u{0} é")
+        writer.key("list")
+        writer.beginArray()
+        writer.integer(-3)
+        writer.double(2.5)
+        writer.double(4)
+        writer.raw("150.115")
+        writer.bool(true)
+        writer.null()
+        writer.endArray()
+        writer.key("empty")
+        writer.beginObject()
+        writer.endObject()
+        writer.endObject()
+        #expect(writer.string == #"{"text":"quote \" backslash \\ slash / tab \t nul \u0000 é","list":[-3,2.5,4,150.115,true,null],"empty":{}}"#)
+        let reparsed = try JSONDocument(bytes: writer.bytes).root
+        #expect(reparsed["text"]?.stringValue == "quote \" backslash \\ slash / tab \t nul \u{0} é")
+        #expect(reparsed["list"]?.count == 6)
+    }
+
+    @Test func prettyWriterIndents() {
+        var writer = JSONWriter(pretty: true)
+        writer.beginArray()
+        writer.beginObject()
+        writer.key("a")
+        writer.integer(1)
+        writer.endObject()
+        writer.endArray()
+        #expect(writer.string == "[\n  {\n    \"a\": 1\n  }\n]")
+    }
+}
