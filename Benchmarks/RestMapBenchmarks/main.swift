@@ -9,6 +9,8 @@ import RestMapSchema
 // Codable structs, and prints the throughput ratio. Run: swift run -c release RestMapBenchmarks
 
 let targetBytes = (CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20) << 20
+/// `--profile` maps with RestMap only, for a profiler.
+let profileOnly = CommandLine.arguments.contains("--profile")
 let rounds = 7
 
 /// The generated document.
@@ -122,6 +124,7 @@ for _ in 0..<rounds {
         precondition(result.errors.isEmpty, "\(result.errors.prefix(3))")
         return result.records.count
     }
+    if profileOnly { continue }
     let codable = try time { try decoder.decode([Repository].self, from: data).count }
     precondition(restMap.count == codable.count, "RestMap mapped \(restMap.count), Codable decoded \(codable.count)")
     restMapTimes.append(restMap.seconds)
@@ -129,6 +132,7 @@ for _ in 0..<rounds {
     counts = (restMap.count, codable.count)
 }
 
+if profileOnly { exit(0) }
 let megabytes = Double(document.count) / 1_048_576
 let restMapRate = megabytes / median(restMapTimes)
 let codableRate = megabytes / median(codableTimes)

@@ -30,34 +30,49 @@ public enum JSONKind: Sendable, Hashable {
 
 /// One entry of the tape: a value's kind, where its text is, and for containers where the
 /// container ends on the tape (so a whole subtree is skipped in O(1)).
+@usableFromInline
 struct TapeEntry {
+    @usableFromInline
     enum Tag: UInt8 { case null, `true`, `false`, number, string, array, object }
-    var tag: Tag
+    @usableFromInline var tag: Tag
     /// Numbers: the lexeme has no fraction or exponent. Strings: the text has escapes.
-    var flag: Bool
+    @usableFromInline var flag: Bool
     /// Strings: offset after the opening quote; numbers and literals: first byte; containers: the bracket.
-    var start: UInt32
+    @usableFromInline var start: UInt32
     /// Strings and numbers: end offset (exclusive); containers: tape index after the last descendant.
-    var end: UInt32
+    @usableFromInline var end: UInt32
     /// Containers: number of elements or members.
-    var count: UInt32
+    @usableFromInline var count: UInt32
+
+    @inlinable var isContainer: Bool { tag == .array || tag == .object }
 }
 
 /// A parsed JSON document: the bytes and a flat tape of values, built in one pass.
 ///
 /// Nothing is materialized while parsing: strings and numbers are read from the bytes when a
 /// `JSONNode` is asked for them. Parse once, then read only what is needed.
-public final class JSONDocument: Sendable {
-    let bytes: [UInt8]
-    let tape: [TapeEntry]
+///
+/// The bytes and the tape are copied into memory the document owns and never mutates, so the
+/// hot accessors read them through plain pointers.
+public final class JSONDocument: @unchecked Sendable {
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline let tape: UnsafeBufferPointer<TapeEntry>
 
     /// Parses UTF-8 JSON (RFC 8259): strict grammar, top-level scalars allowed.
     public init(bytes: [UInt8], options: JSONParsingOptions = .init()) throws(JSONParseError) {
-        self.bytes = bytes
-        self.tape = try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
+        let parsed = try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
             var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth)
             return try parser.parse()
         }
+        let ownedBytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        _ = ownedBytes.initialize(from: bytes)
+        self.bytes = UnsafeBufferPointer(rebasing: ownedBytes[..<bytes.count])
+        self.tape = UnsafeBufferPointer(parsed)
+    }
+
+    deinit {
+        UnsafeMutableBufferPointer(mutating: bytes).deallocate()
+        UnsafeMutablePointer(mutating: tape.baseAddress!).deallocate()
     }
 
     /// Parses the UTF-8 bytes of a string.
@@ -71,12 +86,17 @@ public final class JSONDocument: Sendable {
 
 /// A value of a document: a cheap handle (document and tape index).
 public struct JSONNode: Sendable {
-    let document: JSONDocument
-    let index: Int
+    @usableFromInline let document: JSONDocument
+    @usableFromInline let index: Int
 
-    var entry: TapeEntry { document.tape[index] }
+    @inlinable init(document: JSONDocument, index: Int) {
+        self.document = document
+        self.index = index
+    }
 
-    public var kind: JSONKind {
+    @inlinable var entry: TapeEntry { document.tape[index] }
+
+    @inlinable public var kind: JSONKind {
         switch entry.tag {
         case .null: .null
         case .true, .false: .bool
@@ -87,10 +107,10 @@ public struct JSONNode: Sendable {
         }
     }
 
-    public var isNull: Bool { entry.tag == .null }
+    @inlinable public var isNull: Bool { entry.tag == .null }
 
     /// The value of `true` or `false`; `nil` for other kinds.
-    public var boolValue: Bool? {
+    @inlinable public var boolValue: Bool? {
         switch entry.tag {
         case .true: true
         case .false: false
@@ -99,17 +119,15 @@ public struct JSONNode: Sendable {
     }
 
     /// The decoded string (escapes resolved); `nil` unless a string.
-    public var stringValue: String? {
+    @inlinable public var stringValue: String? {
         let entry = self.entry
         guard entry.tag == .string else { return nil }
-        return document.bytes.withUnsafeBufferPointer { buffer in
-            let slice = UnsafeBufferPointer(rebasing: buffer[Int(entry.start)..<Int(entry.end)])
-            return entry.flag ? JSONStrings.unescape(slice) : String(decoding: slice, as: UTF8.self)
-        }
+        let slice = UnsafeBufferPointer(rebasing: document.bytes[Int(entry.start)..<Int(entry.end)])
+        return entry.flag ? JSONStrings.unescape(slice) : String(decoding: slice, as: UTF8.self)
     }
 
     /// The number; `nil` unless a number.
-    public var number: JSONNumber? {
+    @inlinable public var number: JSONNumber? {
         let entry = self.entry
         guard entry.tag == .number else { return nil }
         return JSONNumber(document: document, start: Int(entry.start), end: Int(entry.end), isInteger: entry.flag)
@@ -128,39 +146,39 @@ public struct JSONNode: Sendable {
     }
 
     /// The tape index after this value and its descendants.
-    @inline(__always) var next: Int {
+    @inlinable var next: Int {
         let entry = self.entry
-        return entry.tag == .array || entry.tag == .object ? Int(entry.end) : index + 1
+        return entry.isContainer ? Int(entry.end) : index + 1
     }
 
-    /// The member named `key`; with duplicate keys the last one wins. `nil` for other kinds.
-    public subscript(key: String) -> JSONNode? {
+    /// The member named `key`; with duplicate keys the first one wins (RFC 8259 leaves the
+    /// choice open; the first lets a lookup stop early). `nil` for other kinds.
+    @inlinable public subscript(key: String) -> JSONNode? {
         let container = entry
         guard container.tag == .object else { return nil }
         var key = key
-        return key.withUTF8 { wanted in
-            document.bytes.withUnsafeBufferPointer { bytes in
-                document.tape.withUnsafeBufferPointer { tape in
-                    var found: Int?
-                    var position = index + 1
-                    let end = Int(container.end)
-                    while position < end {
-                        let keyEntry = tape[position]
-                        let valuePosition = position + 1
-                        let length = Int(keyEntry.end) - Int(keyEntry.start)
-                        if keyEntry.flag {
-                            let decoded = JSONStrings.unescape(UnsafeBufferPointer(rebasing: bytes[Int(keyEntry.start)..<Int(keyEntry.end)]))
-                            if decoded.utf8.elementsEqual(wanted) { found = valuePosition }
-                        } else if length == wanted.count,
-                                  length == 0 || memcmp(bytes.baseAddress! + Int(keyEntry.start), wanted.baseAddress!, length) == 0 {
-                            found = valuePosition
-                        }
-                        let value = tape[valuePosition]
-                        position = value.tag == .array || value.tag == .object ? Int(value.end) : valuePosition + 1
-                    }
-                    return found.map { JSONNode(document: document, index: $0) }
+        return key.withUTF8 { wanted -> JSONNode? in
+            let bytes = document.bytes
+            let tape = document.tape
+            let wantedCount = wanted.count
+            let firstByte = wantedCount > 0 ? wanted[0] : 0
+            var position = index + 1
+            let end = Int(container.end)
+            while position < end {
+                let keyEntry = tape[position]
+                let start = Int(keyEntry.start)
+                let length = Int(keyEntry.end) &- start
+                if keyEntry.flag {
+                    let decoded = JSONStrings.unescape(UnsafeBufferPointer(rebasing: bytes[start..<Int(keyEntry.end)]))
+                    if decoded.utf8.elementsEqual(wanted) { return JSONNode(document: document, index: position + 1) }
+                } else if length == wantedCount,
+                          length == 0 || (bytes[start] == firstByte && memcmp(bytes.baseAddress! + start, wanted.baseAddress!, length) == 0) {
+                    return JSONNode(document: document, index: position + 1)
                 }
+                let value = tape[position + 1]
+                position = value.isContainer ? Int(value.end) : position + 2
             }
+            return nil
         }
     }
 
@@ -237,21 +255,29 @@ public struct JSONObjectMembers: Sequence, Sendable {
 
 /// A JSON number: the exact lexeme, read lazily.
 public struct JSONNumber: Sendable, Hashable {
-    let document: JSONDocument
-    let start: Int
-    let end: Int
+    @usableFromInline let document: JSONDocument
+    @usableFromInline let start: Int
+    @usableFromInline let end: Int
     /// The lexeme has no fraction and no exponent.
     public let isInteger: Bool
 
+    @inlinable init(document: JSONDocument, start: Int, end: Int, isInteger: Bool) {
+        self.document = document
+        self.start = start
+        self.end = end
+        self.isInteger = isInteger
+    }
+
     /// The exact lexeme, e.g. "69726278940360707", "150.115", "-1e5".
     public var text: String {
-        document.bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        String(decoding: UnsafeBufferPointer(rebasing: document.bytes[start..<end]), as: UTF8.self)
     }
 
     /// The exact value when the lexeme is an integer that fits 64 bits.
-    public var int64: Int64? {
+    @inlinable public var int64: Int64? {
         guard isInteger else { return nil }
-        return document.bytes.withUnsafeBufferPointer { bytes -> Int64? in
+        let bytes = document.bytes
+        do {
             var position = start
             let negative = bytes[position] == UInt8(ascii: "-")
             if negative { position += 1 }

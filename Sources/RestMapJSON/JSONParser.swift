@@ -3,17 +3,26 @@ struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
     var position = 0
-    var tape: [TapeEntry] = []
+    var tape: TapeBuffer
     /// Open containers: tape index and whether it is an object.
     var stack: [(index: Int, isObject: Bool)] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
-        tape.reserveCapacity(bytes.count / 6 + 4)
+        self.tape = TapeBuffer(capacity: bytes.count / 8 + 4)
     }
 
-    mutating func parse() throws(JSONParseError) -> [TapeEntry] {
+    /// Parses the whole input; on success the caller owns the returned tape's memory.
+    mutating func parse() throws(JSONParseError) -> UnsafeMutableBufferPointer<TapeEntry> {
+        do { try parseDocument() } catch {
+            tape.deallocate()
+            throw error
+        }
+        return tape.take()
+    }
+
+    private mutating func parseDocument() throws(JSONParseError) {
         skipWhitespace()
         if position == bytes.count { throw error("empty document", at: position) }
         try parseValue()
@@ -38,7 +47,6 @@ struct JSONParser {
         }
         skipWhitespace()
         if position < bytes.count { throw error("unexpected text after the document", at: position) }
-        return tape
     }
 
     private mutating func close() {
@@ -47,12 +55,16 @@ struct JSONParser {
     }
 
     @inline(__always) private mutating func skipWhitespace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
-            default: return
+        var cursor = position
+        while cursor < bytes.count {
+            switch bytes[cursor] {
+            case 0x20, 0x0A, 0x0D, 0x09: cursor += 1
+            default:
+                position = cursor
+                return
             }
         }
+        position = cursor
     }
 
     /// Parses an object key and the ':' after it.
@@ -148,43 +160,57 @@ struct JSONParser {
 
     /// Parses a string starting at its opening quote; validates escapes and UTF-8.
     private mutating func parseString() throws(JSONParseError) {
-        position += 1
-        let start = position
+        // The cursor lives in a local: a stored property would be written back on every byte.
+        let start = position + 1
+        var cursor = start
         var hasEscapes = false
+        let base = bytes.baseAddress!
+        let count = bytes.count
         while true {
-            guard position < bytes.count else { throw error("unterminated string", at: start - 1) }
-            let byte = bytes[position]
+            // Skip plain ASCII eight bytes at a time: stop at a word holding '"', '\\', a control
+            // character or a non-ASCII byte.
+            while cursor + 8 <= count {
+                let word = UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20) | word
+                if special & 0x8080_8080_8080_8080 != 0 { break }
+                cursor += 8
+            }
+            guard cursor < count else { throw error("unterminated string", at: start - 1) }
+            let byte = base[cursor]
             if byte == UInt8(ascii: "\"") { break }
             if byte == UInt8(ascii: "\\") {
                 hasEscapes = true
-                position += 1
-                guard position < bytes.count else { throw error("unterminated escape", at: position - 1) }
-                switch bytes[position] {
+                cursor += 1
+                guard cursor < count else { throw error("unterminated escape", at: cursor - 1) }
+                switch base[cursor] {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
                      UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                    position += 1
+                    cursor += 1
                 case UInt8(ascii: "u"):
-                    guard position + 4 < bytes.count,
-                          (1...4).allSatisfy({ JSONStrings.hexValue(bytes[position + $0]) != nil }) else {
-                        throw error("invalid \\u escape: expected 4 hexadecimal digits", at: position - 1)
+                    guard cursor + 4 < count,
+                          (1...4).allSatisfy({ JSONStrings.hexValue(base[cursor + $0]) != nil }) else {
+                        throw error("invalid \\u escape: expected 4 hexadecimal digits", at: cursor - 1)
                     }
-                    position += 5
+                    cursor += 5
                 default:
-                    throw error("invalid escape '\\\(describe(bytes[position]))'", at: position - 1)
+                    throw error("invalid escape '\\\(describe(base[cursor]))'", at: cursor - 1)
                 }
             } else if byte < 0x20 {
-                throw error("control character \(describe(byte)) in a string must be escaped", at: position)
+                throw error("control character \(describe(byte)) in a string must be escaped", at: cursor)
             } else if byte < 0x80 {
-                position += 1
+                cursor += 1
             } else {
-                guard let width = JSONStrings.validUTF8Width(bytes, at: position) else {
-                    throw error("invalid UTF-8 byte 0x\(String(byte, radix: 16, uppercase: true))", at: position)
+                guard let width = JSONStrings.validUTF8Width(bytes, at: cursor) else {
+                    throw error("invalid UTF-8 byte 0x\(String(byte, radix: 16, uppercase: true))", at: cursor)
                 }
-                position += width
+                cursor += width
             }
         }
-        tape.append(TapeEntry(tag: .string, flag: hasEscapes, start: UInt32(start), end: UInt32(position), count: 0))
-        position += 1
+        tape.append(TapeEntry(tag: .string, flag: hasEscapes, start: UInt32(start), end: UInt32(cursor), count: 0))
+        position = cursor + 1
     }
 
     private func describe(_ byte: UInt8) -> String {
@@ -207,3 +233,39 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+/// A growable array of tape entries without copy-on-write checks; ownership moves to the document.
+struct TapeBuffer {
+    private var base: UnsafeMutablePointer<TapeEntry>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    @inline(__always) mutating func append(_ entry: TapeEntry) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: entry)
+        count += 1
+    }
+
+    subscript(index: Int) -> TapeEntry {
+        get { base[index] }
+        set { base[index] = newValue }
+    }
+
+    private mutating func grow() {
+        let larger = UnsafeMutablePointer<TapeEntry>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity *= 2
+    }
+
+    /// The entries; the caller deallocates them.
+    func take() -> UnsafeMutableBufferPointer<TapeEntry> { UnsafeMutableBufferPointer(start: base, count: count) }
+
+    func deallocate() { base.deallocate() }
+}

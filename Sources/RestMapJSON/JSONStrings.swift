@@ -1,4 +1,5 @@
 /// String escapes and UTF-8 validation.
+@usableFromInline
 enum JSONStrings {
     @inline(__always) static func hexValue(_ byte: UInt8) -> UInt32? {
         switch byte {
@@ -33,7 +34,7 @@ enum JSONStrings {
     }
 
     /// Decodes a validated string body with escapes; lone surrogates become U+FFFD.
-    static func unescape(_ body: UnsafeBufferPointer<UInt8>) -> String {
+    @usableFromInline static func unescape(_ body: UnsafeBufferPointer<UInt8>) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(body.count)
         var index = 0

@@ -31,8 +31,8 @@ import Testing
         #expect(!numbers[4].isInteger && numbers[4].text == "150.115")
     }
 
-    @Test func duplicateKeysLastWins() throws {
-        #expect(try JSONDocument(string: #"{"a": 1, "a": 2}"#).root["a"]?.number?.int64 == 2)
+    @Test func duplicateKeysFirstWins() throws {
+        #expect(try JSONDocument(string: #"{"a": 1, "a": 2}"#).root["a"]?.number?.int64 == 1)
         #expect(try JSONDocument(string: #"{"\u0061": 1}"#).root["a"]?.number?.int64 == 1)
     }
 

@@ -40,8 +40,8 @@ public struct SchemaCompilationError: Error, Sendable, CustomStringConvertible {
     public var description: String { location.map { "\($0): error: \(message)" } ?? message }
 }
 
-/// An entity compiled for mapping.
-struct EntityPlan: Sendable {
+/// An entity compiled for mapping (a class: the mapping loop reads it without copying).
+final class EntityPlan: Sendable {
     let name: String
     let index: Int
     let attributes: [AttributePlan]
@@ -61,7 +61,8 @@ struct EntityPlan: Sendable {
         var attributes: [AttributePlan] = []
         for attribute in entity.attributes { attributes.append(try AttributePlan(attribute, plugins: plugins)) }
         self.attributes = attributes
-        attributeSlots = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let attributeSlots = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.attributeSlots = attributeSlots
         var relationships: [RelationshipPlan] = []
         for relationship in entity.relationships {
             guard let target = entityIndex[relationship.entity.value] else {
@@ -71,8 +72,7 @@ struct EntityPlan: Sendable {
         }
         self.relationships = relationships
         relationshipSlots = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let slots = attributeSlots
-        identification = entity.identifiedBy.compactMap { slots[$0.value] }
+        identification = entity.identifiedBy.compactMap { attributeSlots[$0.value] }
         dynamic = try entity.dynamic.map { dynamic throws(SchemaCompilationError) in try DynamicPlan(dynamic, entityIndex: entityIndex) }
         sourceKeys = entity.attributes.compactMap { attribute in
             if case .key(let key, _)? = attribute.source.segments.first { return key }
@@ -83,7 +83,7 @@ struct EntityPlan: Sendable {
 }
 
 /// An attribute compiled for mapping.
-struct AttributePlan: Sendable {
+final class AttributePlan: Sendable {
     let name: String
     let source: KeyPath
     /// The key of a one-key path: the common case, looked up without the general evaluator.
@@ -119,7 +119,7 @@ struct AttributePlan: Sendable {
 }
 
 /// A relationship compiled for mapping.
-struct RelationshipPlan: Sendable {
+final class RelationshipPlan: Sendable {
     let name: String
     let source: KeyPath?
     let isSelfAggregate: Bool
