@@ -5,6 +5,9 @@ struct RestMapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restmap",
         abstract: "Validate RestMap schemas and map responses with them.",
-        subcommands: []
+        subcommands: [
+            SchemaCommand.self,
+            ValidateCommand.self,
+        ]
     )
 }

@@ -53,11 +53,13 @@ public struct SchemaLoader: Sendable {
                 at: Self.location(ofOffset: bad, in: bytes, file: file))])
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            return Loaded(root: nil, diagnostics: [.error("the file is empty; a schema starts with 'restmap: 1'", at: start)])
+            return Loaded(root: nil, diagnostics: [.error(Self.emptyFileMessage, at: start)])
         }
         var composer = Composer(file: file, bytes: bytes, limits: self)
         return composer.compose()
     }
+
+    static let emptyFileMessage = "the file is empty; a schema starts with 'restmap: 1'"
 
     // MARK: Byte-level helpers
 
@@ -134,6 +136,9 @@ private struct Composer {
                 var finished: SchemaNode?
                 switch event.type {
                 case YAML_STREAM_END_EVENT:
+                    if root == nil {  // only comments, or only a document marker
+                        diagnostics.append(.error(SchemaLoader.emptyFileMessage, at: location(line: 0, column: 0)))
+                    }
                     return SchemaLoader.Loaded(root: root, diagnostics: diagnostics)
                 case YAML_DOCUMENT_START_EVENT:
                     documents += 1
