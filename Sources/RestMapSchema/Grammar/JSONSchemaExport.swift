@@ -29,10 +29,13 @@ public enum JSONSchemaExport {
         return output + "\n"
     }
 
+    /// A status class (`4xx`), code (`404`) or range (`400-499`).
+    static let statusPattern = #"^[1-5][xX][xX]$|^\d{3}(-\d{3})?$"#
+
     /// Regular expressions (ECMA-262 and Python `re` alike) of the string formats that have a cheap one.
     static func pattern(of format: Shape.StringFormat) -> String? {
         switch format {
-        case .status: #"^[1-5][xX][xX]$|^\d{3}(-\d{3})?$"#
+        case .status: statusPattern
         case .route: "^(\(RestMapGrammar.methods.joined(separator: "|"))) /"
         case .pathPattern: "^/"
         // Segments of unescaped non-dot characters or escapes, one dot between: no empty segment.
@@ -48,6 +51,12 @@ public enum JSONSchemaExport {
         /// The members of the JSON Schema of `shape`.
         mutating func schema(for shape: Shape) -> JSONValue {
             switch shape {
+            case .string(.status):
+                // A code 100...599, or a code, class or range written as a string.
+                return .object([("anyOf", .array([
+                    .object([("type", .string("integer")), ("minimum", .integer(100)), ("maximum", .integer(599))]),
+                    .object([("type", .string("string")), ("pattern", .string(JSONSchemaExport.statusPattern))]),
+                ]))])
             case .string(let format):
                 var members: [(String, JSONValue)] = [
                     ("type", format.acceptsNumbers ? .array([.string("string"), .string("number")]) : .string("string")),

@@ -36,6 +36,7 @@ public indirect enum Shape: Sendable {
     /// How the shape is described to a person ("a mapping", "a list or a string").
     var expectation: String {
         switch self {
+        case .string(.status): return "a status (200, 2xx or 400-499)"
         case .string, .enumeration: return "a string"
         case .integer: return "an integer"
         case .boolean: return "true or false"

@@ -236,6 +236,11 @@ private struct Composer {
         let context = parser.context.map { String(cString: $0) + ", " } ?? ""
         let mark = parser.problem_mark
         let at = location(line: mark.line, column: mark.column)
+        if problem.hasPrefix("Maximum nesting level reached") {
+            // libyaml's own bound (1,000 levels): its scanner looks ahead through flow
+            // collections, so it can stop before the composer sees level `maximumDepth`.
+            return .error("nesting deeper than \(limits.maximumDepth) levels", at: at)
+        }
         var message = "YAML syntax error: \(context)\(problem)"
         let offset = min(Int(mark.index), bytes.count)
         let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0

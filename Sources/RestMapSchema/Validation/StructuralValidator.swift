@@ -20,9 +20,9 @@ struct StructuralValidator {
             }
         case .boolean:
             guard node.boolValue == nil else { return }
-            var message = "\(context) must be true or false, found \(node.kindName)"
+            var message = "\(context) must be true or false, found \(Self.describe(node))"
             if let text = node.scalarText, ["yes", "no", "y", "n", "on", "off"].contains(text.lowercased()) {
-                message += " '\(text)' (write true or false)"
+                message += " (write true or false)"
             }
             diagnostics.append(.error(message, at: node.location))
         case .enumeration(let words):
@@ -75,7 +75,13 @@ struct StructuralValidator {
     }
 
     private mutating func mismatch(_ node: SchemaNode, expected shape: Shape, context: String) {
-        diagnostics.append(.error("\(context) must be \(shape.expectation), found \(node.kindName)", at: node.location))
+        diagnostics.append(.error("\(context) must be \(shape.expectation), found \(Self.describe(node))", at: node.location))
+    }
+
+    /// "a list", "null", "a string 'always'": the kind of a node, and the text of a short scalar.
+    static func describe(_ node: SchemaNode) -> String {
+        guard let text = node.scalarText, !node.isNull, text.count <= 40 else { return node.kindName }
+        return "\(node.kindName) '\(text)'"
     }
 }
 
