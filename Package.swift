@@ -88,7 +88,7 @@ let package = Package(
         ),
 
         .testTarget(name: "RestMapJSONTests", dependencies: ["RestMapJSON"], exclude: ["Fixtures"]),
-        .testTarget(name: "RestMapSchemaTests", dependencies: ["RestMapSchema"]),
+        .testTarget(name: "RestMapSchemaTests", dependencies: ["RestMapSchema"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap"]),
         .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
         .testTarget(name: "RestMapCLITests", dependencies: ["RestMap"]),

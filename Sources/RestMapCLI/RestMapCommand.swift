@@ -6,7 +6,9 @@ struct RestMapCommand: AsyncParsableCommand {
         commandName: "restmap",
         abstract: "Validate RestMap schemas and map responses with them.",
         subcommands: [
+            ValidateCommand.self,
             MapCommand.self,
+            SchemaCommand.self,
             PluginsCommand.self,
         ]
     )

@@ -8,7 +8,8 @@ public enum RestMapGrammar {
     public static let types = ["string", "integer", "number", "decimal", "boolean", "date", "url", "any"]
 
     static let keyPath = Shape.choice([.string(.keyPath), .list(.string(.text))])
-    static let status = Shape.choice([.integer(minimum: 100), .string(.status), .list(.choice([.integer(minimum: 100), .string(.status)]))])
+    /// A status item is a code, a class or a range; a plain number reads as its text (`200`).
+    static let status = Shape.choice([.string(.status), .list(.string(.status))])
     static let secret = Shape.choice([
         .string(.text),
         .object(ObjectShape("secret", "A value read from the environment or given inline.", [

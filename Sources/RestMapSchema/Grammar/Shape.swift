@@ -22,21 +22,40 @@ public indirect enum Shape: Sendable {
     /// The syntax a string must follow.
     public enum StringFormat: String, Sendable {
         case text, keyPath, pathPattern, route, status, url, entityName
+
+        /// Whether a plain number is read as its text: a key path may be an array index, a
+        /// header a version number, a status a code; names, routes, patterns and URLs may not.
+        public var acceptsNumbers: Bool {
+            switch self {
+            case .text, .keyPath, .status: true
+            case .pathPattern, .route, .url, .entityName: false
+            }
+        }
     }
 
     /// How the shape is described to a person ("a mapping", "a list or a string").
     var expectation: String {
         switch self {
-        case .string, .enumeration: "a string"
-        case .integer: "an integer"
-        case .boolean: "true or false"
-        case .any: "a value"
-        case .list: "a list"
-        case .dictionary, .object: "a mapping"
-        case .choice(let shapes):
-            shapes.map(\.expectation).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-                .joined(separator: " or ")
+        case .string(.status): return "a status (200, 2xx or 400-499)"
+        case .string, .enumeration: return "a string"
+        case .integer: return "an integer"
+        case .boolean: return "true or false"
+        case .any: return "a value"
+        case .list: return "a list"
+        case .dictionary, .object: return "a mapping"
+        case .choice:
+            var kinds: [String] = []
+            for kind in alternativeKinds where !kinds.contains(kind) { kinds.append(kind) }
+            return kinds.count == 1 ? kinds[0] : kinds.dropLast().joined(separator: ", ") + " or " + kinds.last!
         }
+    }
+}
+
+extension Shape {
+    /// The expectation of each alternative, nested choices flattened.
+    private var alternativeKinds: [String] {
+        if case .choice(let shapes) = self { return shapes.flatMap(\.alternativeKinds) }
+        return [expectation]
     }
 }
 

@@ -53,11 +53,13 @@ public struct SchemaLoader: Sendable {
                 at: Self.location(ofOffset: bad, in: bytes, file: file))])
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            return Loaded(root: nil, diagnostics: [.error("the file is empty; a schema starts with 'restmap: 1'", at: start)])
+            return Loaded(root: nil, diagnostics: [.error(Self.emptyFileMessage, at: start)])
         }
         var composer = Composer(file: file, bytes: bytes, limits: self)
         return composer.compose()
     }
+
+    static let emptyFileMessage = "the file is empty; a schema starts with 'restmap: 1'"
 
     // MARK: Byte-level helpers
 
@@ -134,6 +136,9 @@ private struct Composer {
                 var finished: SchemaNode?
                 switch event.type {
                 case YAML_STREAM_END_EVENT:
+                    if root == nil {  // only comments, or only a document marker
+                        diagnostics.append(.error(SchemaLoader.emptyFileMessage, at: location(line: 0, column: 0)))
+                    }
                     return SchemaLoader.Loaded(root: root, diagnostics: diagnostics)
                 case YAML_DOCUMENT_START_EVENT:
                     documents += 1
@@ -231,6 +236,11 @@ private struct Composer {
         let context = parser.context.map { String(cString: $0) + ", " } ?? ""
         let mark = parser.problem_mark
         let at = location(line: mark.line, column: mark.column)
+        if problem.hasPrefix("Maximum nesting level reached") {
+            // libyaml's own bound (1,000 levels): its scanner looks ahead through flow
+            // collections, so it can stop before the composer sees level `maximumDepth`.
+            return .error("nesting deeper than \(limits.maximumDepth) levels", at: at)
+        }
         var message = "YAML syntax error: \(context)\(problem)"
         let offset = min(Int(mark.index), bytes.count)
         let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0

@@ -6,8 +6,11 @@ struct StructuralValidator {
         switch shape {
         case .any:
             return
-        case .string:
-            if node.scalarText == nil || node.isNull || node.boolValue != nil {
+        case .string(let format):
+            // Numbers read as their text where a number makes sense as text (a key path's array
+            // index, a header value); names, routes, path patterns and URLs must be strings.
+            if node.scalarText == nil || node.isNull || node.boolValue != nil
+                || !format.acceptsNumbers && node.numberValue != nil {
                 mismatch(node, expected: shape, context: context)
             }
         case .integer(let minimum):
@@ -17,9 +20,9 @@ struct StructuralValidator {
             }
         case .boolean:
             guard node.boolValue == nil else { return }
-            var message = "\(context) must be true or false, found \(node.kindName)"
+            var message = "\(context) must be true or false, found \(Self.describe(node))"
             if let text = node.scalarText, ["yes", "no", "y", "n", "on", "off"].contains(text.lowercased()) {
-                message += " '\(text)' (write true or false)"
+                message += " (write true or false)"
             }
             diagnostics.append(.error(message, at: node.location))
         case .enumeration(let words):
@@ -27,29 +30,33 @@ struct StructuralValidator {
             if !words.contains(text) {
                 let hint = Suggestions.hint(for: text, in: words)
                 let choices = words.count <= 9 ? ": one of \(words.joined(separator: ", "))" : ""
-                diagnostics.append(.error("'\(text)' is not a valid \(context)\(hint.isEmpty ? choices : hint)", at: node.textLocation))
+                diagnostics.append(.error("'\(text)' is not a valid value for \(context)\(hint.isEmpty ? choices : hint)", at: node.textLocation))
             }
         case .list(let item):
             guard let items = node.sequence else { return mismatch(node, expected: shape, context: context) }
-            for element in items { check(element, against: item, context: context) }
+            for element in items { check(element, against: item, context: "an item of \(context)") }
         case .dictionary(let value, let maximumEntries):
             guard let pairs = node.mapping else { return mismatch(node, expected: shape, context: context) }
             if let maximumEntries, pairs.count > maximumEntries {
                 diagnostics.append(.error("\(context) must have exactly one key, found \(pairs.count)", at: node.location))
             }
-            for pair in pairs { check(pair.value, against: value, context: pair.key.scalarText ?? context) }
+            for pair in pairs { check(pair.value, against: value, context: "'\(pair.key.scalarText ?? "")'") }
         case .object(let object):
             guard let pairs = node.mapping else { return mismatch(node, expected: shape, context: context) }
+            // A misspelled required key is reported once, as an unknown key with its suggestion.
+            var suggested = Set<String>()
             for pair in pairs {
                 let key = pair.key.scalarText ?? ""
                 guard let property = object.property(named: key) else {
-                    let hint = Suggestions.hint(for: key, in: object.properties.map(\.name))
+                    let near = Suggestions.closest(to: key, in: object.properties.map(\.name))
+                    if let near { suggested.insert(near) }
+                    let hint = near.map { " (did you mean '\($0)'?)" } ?? ""
                     diagnostics.append(.error("unknown key '\(key)' in \(object.name)\(hint)", at: pair.key.location))
                     continue
                 }
                 check(pair.value, against: property.shape, context: "'\(key)'")
             }
-            let present = Set(pairs.compactMap(\.key.scalarText))
+            let present = Set(pairs.compactMap(\.key.scalarText)).union(suggested)
             for property in object.properties where property.isRequired && !present.contains(property.name) {
                 diagnostics.append(.error("\(object.name) is missing required key '\(property.name)'", at: node.location))
             }
@@ -68,7 +75,13 @@ struct StructuralValidator {
     }
 
     private mutating func mismatch(_ node: SchemaNode, expected shape: Shape, context: String) {
-        diagnostics.append(.error("\(context) must be \(shape.expectation), found \(node.kindName)", at: node.location))
+        diagnostics.append(.error("\(context) must be \(shape.expectation), found \(Self.describe(node))", at: node.location))
+    }
+
+    /// "a list", "null", "a string 'always'": the kind of a node, and the text of a short scalar.
+    static func describe(_ node: SchemaNode) -> String {
+        guard let text = node.scalarText, !node.isNull, text.count <= 40 else { return node.kindName }
+        return "\(node.kindName) '\(text)'"
     }
 }
 
