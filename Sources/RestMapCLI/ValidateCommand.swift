@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import RestMap
+import RestMapPlugins
 import RestMapSchema
 
 /// `restmap validate FILE...`: checks schema files and prints every diagnostic.
@@ -25,6 +27,20 @@ struct ValidateCommand: ParsableCommand {
 
     @Option(help: "Output format: text (FILE:LINE:COLUMN: …) or json (an array of objects).")
     var format: Format = .text
+
+    @Option(help: ArgumentHelp("A sample response body to map with each schema: a dry run reporting unmapped keys, failed records and empty selections.", valueName: "body"))
+    var sample: String?
+
+    @Option(help: "The request path of --sample, relative to the schema's baseURL.")
+    var path = "/"
+
+    @Option(help: "The request method of --sample.")
+    var method = "GET"
+
+    @Option(help: "The response status of --sample.")
+    var status = 200
+
+    @OptionGroup var plugins: PluginOptions
 
     // Unknown options land here too (rather than in ArgumentParser's usage error, which exits 64),
     // so that every usage problem of this command exits 2; `validate()` reports them.
@@ -52,7 +68,11 @@ struct ValidateCommand: ParsableCommand {
         }
         var diagnostics: [Diagnostic] = []
         for path in paths {
-            diagnostics += Schema.load(contentsOf: path, options: validationOptions(forSchemaAt: path)).diagnostics
+            let prepared = PreparedSchema.load(contentsOf: path, pluginPaths: plugins.pluginPaths)
+            diagnostics += prepared.diagnostics
+            if let sample, let schema = prepared.schema {
+                diagnostics += try dryRun(schema, plugins: prepared.plugins, sample: sample)
+            }
         }
         switch format {
         case .text:
@@ -67,14 +87,39 @@ struct ValidateCommand: ParsableCommand {
         if errors > 0 { throw ExitCode.failure }
     }
 
-    /// The validation options for one schema file.
-    ///
-    /// Plugin seam: transformer names and arguments are checked only when the options carry a
-    /// `TransformerCatalog` of the plugins the schema loads; wiring the plugin registry in here
-    /// makes `validate` plugin-aware. Until then a transformer is checked against the schema's
-    /// `plugins:` list alone.
-    func validationOptions(forSchemaAt path: String) -> SchemaValidationOptions {
-        SchemaValidationOptions()
+    /// Maps the sample body with a valid schema and turns the findings into diagnostics: failed
+    /// records and unmapped keys point into the sample, empty selections at the schema.
+    func dryRun(_ schema: Schema, plugins registry: PluginRegistry, sample: String) throws -> [Diagnostic] {
+        guard let data = FileManager.default.contents(atPath: sample) else {
+            throw ValidationError("cannot read the sample '\(sample)'")
+        }
+        let body = [UInt8](data)
+        let mapper = try Mapper(schema: schema, plugins: registry)
+        let headers = sample.lowercased().hasSuffix(".csv") ? ["Content-Type": "text/csv"] : [:]
+        let report = mapper.dryRun(Response(method: method, path: path, status: status, headers: headers, body: body))
+        let start = SourceLocation(file: sample, line: 1, column: 1)
+        var diagnostics: [Diagnostic] = []
+        if let failure = report.failure {
+            let location: SourceLocation
+            if case .malformedBody(let error) = failure {
+                location = SourceLocation(file: sample, line: error.line, column: error.column)
+            } else {
+                location = start
+            }
+            diagnostics.append(.error("the sample does not map: \(failure)", at: location))
+        }
+        for error in report.failedRecords {
+            diagnostics.append(.error("record failed at \(error.path.isEmpty ? "the body" : error.path): \(error.entity)\(error.attribute.map { ".\($0)" } ?? ""): \(error.message)", at: start))
+        }
+        for key in report.unmappedKeys {
+            diagnostics.append(.warning("key '\(key.path)' is not mapped by the schema", at: SchemaLoader.location(ofOffset: key.byteOffset, in: body, file: sample)))
+        }
+        for selection in report.emptySelections {
+            diagnostics.append(.warning(
+                "attribute '\(selection.attribute)' of '\(selection.entity)' found nothing at '\(selection.keyPath)' in \(selection.representations) representation(s) of the sample",
+                at: selection.location))
+        }
+        return diagnostics
     }
 
     // MARK: Helpers

@@ -8,11 +8,29 @@ public struct DryRunReport: Sendable {
     public var result: MappingResult?
     /// Why the response could not be mapped, if it could not.
     public var failure: MappingFailure?
-    /// Keys present in mapped representations that no attribute or relationship reads
-    /// (`services[].url`), in body order.
-    public var unmappedKeys: [String]
-    /// Attribute key paths that found nothing in any representation (`StatusItem.timestamp: current-event.timestamp`).
-    public var emptySelections: [String]
+    /// Keys present in mapped representations that no attribute or relationship reads, in body order.
+    public var unmappedKeys: [UnmappedKey]
+    /// Attributes whose key path found nothing in any representation.
+    public var emptySelections: [EmptySelection]
+
+    /// A key of the body that nothing reads.
+    public struct UnmappedKey: Sendable, Hashable {
+        /// Where in the body: `services[].url`.
+        public var path: String
+        /// Byte offset of the key's value in the body.
+        public var byteOffset: Int
+    }
+
+    /// An attribute that read nothing from any representation.
+    public struct EmptySelection: Sendable, Hashable {
+        public var entity: String
+        public var attribute: String
+        public var keyPath: String
+        /// Where the attribute is defined in the schema.
+        public var location: SourceLocation
+        /// How many representations of the entity were read.
+        public var representations: Int
+    }
 
     /// Records that failed to map (failed coercions, missing required values).
     public var failedRecords: [MappingError] { result?.errors ?? [] }
@@ -62,7 +80,7 @@ extension Mapper {
 /// Walks mapped representations alongside the entities that read them.
 struct Coverage {
     let plan: MappingPlan
-    var unmapped: [String] = []
+    var unmapped: [DryRunReport.UnmappedKey] = []
     var seenUnmapped = Set<String>()
     /// Per entity and attribute slot: (representations seen, representations where the key path found something).
     var hits: [Int: [Int]] = [:]
@@ -134,7 +152,9 @@ struct Coverage {
         for (key, value) in node.members {
             let keyPath = path.isEmpty ? key : "\(path).\(key)"
             guard let child = tree.children[key] else {
-                if seenUnmapped.insert(keyPath).inserted { unmapped.append(keyPath) }
+                if seenUnmapped.insert(keyPath).inserted {
+                    unmapped.append(DryRunReport.UnmappedKey(path: keyPath, byteOffset: value.byteOffset))
+                }
                 continue
             }
             report(value, against: child, path: keyPath)
@@ -150,13 +170,15 @@ struct Coverage {
         return current
     }
 
-    func emptySelections() -> [String] {
-        var empty: [String] = []
+    func emptySelections() -> [DryRunReport.EmptySelection] {
+        var empty: [DryRunReport.EmptySelection] = []
         for (entity, counts) in hits.sorted(by: { $0.key < $1.key }) {
             let entityPlan = plan.entities[entity]
             for (slot, count) in counts.enumerated() where count == 0 {
                 let attribute = entityPlan.attributes[slot]
-                empty.append("\(entityPlan.name).\(attribute.name): '\(attribute.source)' found nothing in \(visits[entity] ?? 0) representation(s)")
+                empty.append(DryRunReport.EmptySelection(
+                    entity: entityPlan.name, attribute: attribute.name, keyPath: attribute.source.text,
+                    location: attribute.location, representations: visits[entity] ?? 0))
             }
         }
         return empty

@@ -79,7 +79,8 @@ public struct SchemaLoader: Sendable {
         }
     }
 
-    static func location(ofOffset offset: Int, in bytes: [UInt8], file: String) -> SourceLocation {
+    /// The line and column of a byte offset (columns count characters, not bytes).
+    public static func location(ofOffset offset: Int, in bytes: [UInt8], file: String) -> SourceLocation {
         var line = 1, column = 1
         for byte in bytes[..<min(offset, bytes.count)] {
             if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
