@@ -170,12 +170,17 @@ struct JSONParser {
             // Skip plain ASCII eight bytes at a time: stop at a word holding '"', '\\', a control
             // character or a non-ASCII byte.
             while cursor + 8 <= count {
-                let word = UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self)
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
                 let ones: UInt64 = 0x0101_0101_0101_0101
                 let quote = word ^ (ones &* 0x22)
                 let backslash = word ^ (ones &* 0x5C)
-                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20) | word
-                if special & 0x8080_8080_8080_8080 != 0 { break }
+                let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20) | word)
+                    & 0x8080_8080_8080_8080
+                if special != 0 {
+                    // The lowest flagged byte is a real stop (borrows only flag bytes above one).
+                    cursor += special.trailingZeroBitCount >> 3
+                    break
+                }
                 cursor += 8
             }
             guard cursor < count else { throw error("unterminated string", at: start - 1) }

@@ -8,9 +8,13 @@ struct CoercionError: Error {
 }
 
 /// RestKit's value coercion rules (language section 2.1), from a JSON node or a transformed value.
-struct Coercer: Sendable {
+final class Coercer: Sendable {
     /// The `dates.parse` transformer (default chain) when the dates plugin is loaded.
-    var dateParser: (any ValueTransformer)?
+    let dateParser: (any ValueTransformer)?
+
+    init(dateParser: (any ValueTransformer)?) {
+        self.dateParser = dateParser
+    }
 
     /// Coerces a node straight from the document: decimals come from the exact number text.
     func coerce(_ node: JSONNode, to type: AttributeType) throws(CoercionError) -> Value {

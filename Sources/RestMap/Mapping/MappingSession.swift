@@ -204,7 +204,11 @@ final class MappingSession {
                 guard node.kind == .object, target.sourceKeys.contains(where: { node[$0] != nil }) else { continue }
                 if let child = map(node, entity: relationship.target, collectionIndex: nil) { related = [child] }
             } else {
-                let found = KeyPathEvaluator.evaluate(source, in: scope)
+                let found: Resolved = if let key = relationship.singleKey {
+                    node.kind == .object ? (node[key].map { .node($0) } ?? .missing) : .missing
+                } else {
+                    KeyPathEvaluator.evaluate(source, in: scope)
+                }
                 path.append(.key(source.text))
                 defer { path.removeLast() }
                 switch found {

@@ -122,6 +122,8 @@ final class AttributePlan: Sendable {
 final class RelationshipPlan: Sendable {
     let name: String
     let source: KeyPath?
+    /// The key of a one-key source path, read without the general evaluator.
+    let singleKey: String?
     let isSelfAggregate: Bool
     let target: Int
     let isToMany: Bool
@@ -133,6 +135,7 @@ final class RelationshipPlan: Sendable {
     init(_ relationship: Relationship, target: Int, localSlots: [String: Int], schema: Schema) {
         name = relationship.name
         source = relationship.source
+        singleKey = relationship.source?.singleKey
         isSelfAggregate = relationship.source?.isSelf ?? false
         self.target = target
         isToMany = relationship.isToMany
