@@ -8,33 +8,10 @@ struct ValidateCommandTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixtures = repository.appendingPathComponent("Tests/RestMapSchemaTests/Fixtures")
 
-    /// What one run printed and how it exited.
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
+    typealias Run = CLI.Run
 
-    /// Runs `restmap` (next to the running test executable) with `arguments` in `directory`.
     static func restmap(_ arguments: [String], in directory: URL = fixtures) throws -> Run {
-        let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let binary = folder.appendingPathComponent("restmap")
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path),
-                     "\(binary.path) is missing: run `swift build` first")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // The outputs are small (far below a pipe's buffer), so reading one after the other cannot block.
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                   errors: String(decoding: errorData, as: UTF8.self))
+        try CLI.run(arguments, in: directory)
     }
 
     @Test("A valid schema exits 0 and prints only the summary")

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// Runs the built `restmap map` on the sample payloads.
+@Suite("restmap map")
+struct MapCommandTests {
+    func records(_ output: String) throws -> [[String: Any]] {
+        try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
+    }
+
+    @Test("The README's first command maps the task list")
+    func taskList() throws {
+        let run = try CLI.run(["map", "--schema", "Schemas/tasks.yaml", "--path", "/task_list", "Samples/tasks/task_list.json"])
+        #expect(run.status == 0, "\(run.errors)")
+        let projects = try records(run.output)
+        #expect(projects.map { $0["$entity"] as? String } == ["Project", "Project", "Project"])
+        let tasks = projects.flatMap { $0["tasks"] as? [[String: Any]] ?? [] }
+        #expect(tasks.count == 11)
+        let first = try #require(tasks.first)
+        #expect(Array(first.keys).contains("assignedUser"))
+        #expect((first["assignedUser"] as? [String: Any])?["userID"] as? Int == first["assignedUserID"] as? Int)
+    }
+
+    @Test("Dates from the dates plugin print as ISO 8601 UTC")
+    func stashboard() throws {
+        let run = try CLI.run(["map", "--schema", "Schemas/stashboard.yaml", "--path", "/services", "--format", "ndjson",
+                               "Samples/stashboard/services.json"])
+        #expect(run.status == 0, "\(run.errors)")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasPrefix(#"{"$entity":"StatusItem","serviceID":"aaron","name":"Aaron""#) == true)
+        #expect(lines.first?.contains(#""timestamp":"2013-03-13T18:10:21Z""#) == true)
+    }
+
+    @Test("Standard input, --param metadata and CSV output")
+    func stdinParametersAndCSV() throws {
+        let body = try Data(contentsOf: CLI.repository.appendingPathComponent("Samples/mongohq/collections.json"))
+        let run = try CLI.run(["map", "--schema", "Schemas/mongohq.yaml", "--path", "/databases/Test/collections",
+                               "--param", "databaseID=Test", "--format", "csv", "-"], input: body)
+        #expect(run.status == 0, "\(run.errors)")
+        let lines = run.output.split(separator: "\r\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("$entity,"))
+        #expect(lines[1].hasPrefix("Collection,Test,movies,"))
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("Collection,Test,") })
+    }
+
+    @Test("A CSV body maps through the csv plugin with exact numbers")
+    func csvBody() throws {
+        let run = try CLI.run(["map", "--schema", "Schemas/imdb.yaml", "--path", "/top250.csv", "--format", "ndjson",
+                               "Samples/imdb/top250.csv"])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.split(separator: "\n").first == #"{"$entity":"Movie","rank":241,"rating":8,"title":"Mystic River (2003)","votes":234310}"#)
+    }
+
+    @Test("A failing record prints on standard error, the others still print, exit 1")
+    func partialFailure() throws {
+        let body = Data(#"[{"id": 1, "name": "ok"}, {"id": "x"}]"#.utf8)
+        let run = try CLI.run(["map", "--schema", "Schemas/edge-cases.yaml", "--path", "/users", "-"], input: body)
+        #expect(run.status == 1)
+        #expect(try records(run.output).count == 1)
+        #expect(run.errors.contains("[1].id: User.id: cannot convert string \"x\" to integer"))
+    }
+
+    @Test("A malformed body names the line and column")
+    func malformedBody() throws {
+        let run = try CLI.run(["map", "--schema", "Schemas/tasks.yaml", "--path", "/task_list", "-"], input: Data("[\n{\"a\": }]".utf8))
+        #expect(run.status == 1)
+        #expect(run.errors.contains("malformed JSON body at line 2, column 7"))
+    }
+
+    @Test("An error response prints the joined messages")
+    func errorResponse() throws {
+        let run = try CLI.run(["map", "--schema", "Schemas/edge-cases.yaml", "--method", "POST", "--path", "/users",
+                               "--status", "422", "Samples/edge-cases/errors.json"])
+        #expect(run.status == 1)
+        #expect(run.errors == "restmap: error1, error2\n")
+    }
+
+    @Test("A schema with errors is refused with its diagnostics")
+    func brokenSchema() throws {
+        let run = try CLI.run(["map", "--schema", "Tests/RestMapSchemaTests/Fixtures/Broken/unknown-key-entity.yaml", "-"], input: Data("{}".utf8))
+        #expect(run.status == 1)
+        #expect(run.errors.contains("error:"))
+    }
+}
