@@ -9,8 +9,9 @@ import Testing
         #expect(try transform("ids.oid", .object([Value.Member(key: "$oid", value: .string(oid))])) == .string(oid))
         #expect(try transform("ids.oid", .string(oid)) == .string(oid))
         #expect(try transform("ids.oid", .null) == .null)
+        #expect(try transform("ids.oid", .string("manually-assigned-id-243")) == .string("manually-assigned-id-243"))
         #expect(throws: PluginError.transformerFailed(transformer: "ids.oid", message: "'xyz' is not an ObjectId (24 hexadecimal digits)")) {
-            try transform("ids.oid", .string("xyz"))
+            try transform("ids.oid", .object([Value.Member(key: "$oid", value: .string("xyz"))]))
         }
         #expect(throws: PluginError.self) { try transform("ids.oid", .object([Value.Member(key: "id", value: .string(oid))])) }
     }

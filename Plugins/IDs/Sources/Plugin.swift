@@ -8,7 +8,7 @@ public enum IDsPlugin: RestMapPlugin {
     public static var transformers: [TransformerDefinition] {
         [
             TransformerDefinition(
-                name: "oid", summary: "MongoDB ObjectId ({\"$oid\": …} or a string) to its 24-hex-digit string",
+                name: "oid", summary: "MongoDB id: {\"$oid\": …} (24 hex digits) or a plain string id",
                 make: { _ in ObjectIDTransformer() }),
             TransformerDefinition(
                 name: "integer", summary: "an exact 64-bit integer from a number or numeric string",

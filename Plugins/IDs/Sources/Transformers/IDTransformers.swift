@@ -1,24 +1,22 @@
 import Foundation
 import RestMapPluginKit
 
-/// `ids.oid`: a MongoDB ObjectId, `{"$oid": "…"}` or a plain string, to its 24-hex-digit string.
+/// `ids.oid`: a MongoDB id. `{"$oid": "…"}` (extended JSON) must hold a 24-hex-digit ObjectId;
+/// a plain string is an id as it is (MongoDB allows any string `_id`, as seed 000's documents show).
 struct ObjectIDTransformer: ValueTransformer {
     func transform(_ value: Value) throws -> Value {
-        let text: String
         switch value {
-        case .null: return .null
-        case .string(let string): text = string
+        case .null, .string: return value
         case .object:
-            guard case .string(let string)? = value["$oid"] else {
+            guard case .string(let text)? = value["$oid"] else {
                 throw TransformerError("an ObjectId object needs a string member '$oid', found \(JSONText.string(from: value))")
             }
-            text = string
-        default: throw TransformerError("cannot read a \(value.kindName) as an ObjectId")
+            guard text.utf8.count == 24, text.utf8.allSatisfy(\.isHexDigit) else {
+                throw TransformerError("'\(text)' is not an ObjectId (24 hexadecimal digits)")
+            }
+            return .string(text)
+        default: throw TransformerError("cannot read a \(value.kindName) as a MongoDB id")
         }
-        guard text.utf8.count == 24, text.utf8.allSatisfy(\.isHexDigit) else {
-            throw TransformerError("'\(text)' is not an ObjectId (24 hexadecimal digits)")
-        }
-        return .string(text)
     }
 }
 
