@@ -3,17 +3,18 @@ import RestMapPluginKit
 /// Hand-written parsers for the three HTTP date forms (RFC 9110 §5.6.7) and US `MM/dd/yyyy`.
 public enum HTTPDateParser {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-    private static let shortDays: Set<String> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-    private static let longDays: Set<String> = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    private static let shortDays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    private static let longDays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    private static let zones = ["gmt", "utc", "ut", "z"]
 
     /// RFC 1123: `Wed, 13 Mar 2013 18:10:21 GMT` (zone `GMT`, `UTC`, `Z` or `±HHmm`; weekday optional).
     public static func parseRFC1123(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDateTime? {
         var cursor = ByteCursor(bytes)
         if cursor.peek.map({ $0 &- 0x30 >= 10 }) == true {
-            guard shortDays.contains(cursor.word()), cursor.take(UInt8(ascii: ",")), cursor.spaces() else { return nil }
+            guard cursor.word(in: shortDays) != nil, cursor.take(UInt8(ascii: ",")), cursor.spaces() else { return nil }
         }
         guard let day = cursor.digits(minimum: 1, maximum: 2), cursor.spaces(),
-              let month = month(cursor.word()), cursor.spaces(),
+              let month = cursor.word(in: months).map({ Int64($0 + 1) }), cursor.spaces(),
               let year = cursor.digits(4), cursor.spaces()
         else { return nil }
         return finish(&cursor, year: year, month: month, day: day)
@@ -22,9 +23,9 @@ public enum HTTPDateParser {
     /// RFC 850: `Wednesday, 13-Mar-13 18:10:21 GMT`. Two-digit years below 70 are 20xx, others 19xx.
     public static func parseRFC850(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDateTime? {
         var cursor = ByteCursor(bytes)
-        guard longDays.contains(cursor.word()), cursor.take(UInt8(ascii: ",")), cursor.spaces(),
+        guard cursor.word(in: longDays) != nil, cursor.take(UInt8(ascii: ",")), cursor.spaces(),
               let day = cursor.digits(2), cursor.take(UInt8(ascii: "-")),
-              let month = month(cursor.word()), cursor.take(UInt8(ascii: "-")),
+              let month = cursor.word(in: months).map({ Int64($0 + 1) }), cursor.take(UInt8(ascii: "-")),
               let shortYear = cursor.digits(2), cursor.spaces()
         else { return nil }
         return finish(&cursor, year: shortYear < 70 ? 2000 + shortYear : 1900 + shortYear, month: month, day: day)
@@ -33,8 +34,8 @@ public enum HTTPDateParser {
     /// C `asctime`: `Wed Mar 13 18:10:21 2013` (the day may be space-padded: `Mar  3`); UTC.
     public static func parseAsctime(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDateTime? {
         var cursor = ByteCursor(bytes)
-        guard shortDays.contains(cursor.word()), cursor.spaces(),
-              let month = month(cursor.word()), cursor.spaces(),
+        guard cursor.word(in: shortDays) != nil, cursor.spaces(),
+              let month = cursor.word(in: months).map({ Int64($0 + 1) }), cursor.spaces(),
               let day = cursor.digits(minimum: 1, maximum: 2), cursor.spaces(),
               let time = time(&cursor), cursor.spaces(),
               let year = cursor.digits(4), cursor.isAtEnd,
@@ -65,10 +66,6 @@ public enum HTTPDateParser {
         return "\(weekday), \(two(day)) \(monthName) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
     }
 
-    private static func month(_ name: String) -> Int64? {
-        months.firstIndex(of: name).map { Int64($0 + 1) }
-    }
-
     private static func valid(year: Int64, month: Int64, day: Int64) -> Bool {
         (1...12).contains(month) && day >= 1 && day <= CivilDate.daysInMonth(year: year, month: month)
     }
@@ -91,7 +88,7 @@ public enum HTTPDateParser {
             guard let hours = cursor.digits(2), let minutes = cursor.digits(2), hours < 24, minutes < 60 else { return nil }
             offset = (sign == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
         } else {
-            guard ["gmt", "utc", "ut", "z"].contains(cursor.word()) else { return nil }
+            guard cursor.word(in: zones) != nil else { return nil }
             offset = 0
         }
         guard cursor.isAtEnd else { return nil }
