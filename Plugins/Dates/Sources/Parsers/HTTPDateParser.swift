@@ -58,12 +58,42 @@ public enum HTTPDateParser {
     /// The RFC 1123 text of an instant: `Wed, 13 Mar 2013 18:10:21 GMT`.
     public static func rfc1123String(fromSeconds seconds: Double) -> String {
         let whole = Int64(seconds.rounded(.down))
-        let (days, secondOfDay) = (whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400, (whole % 86_400 + 86_400) % 86_400)
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let secondOfDay = whole - days * 86_400
         let (year, month, day) = CivilDate.fromDays(days)
-        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][Int((days % 7 + 7) % 7)]
-        let monthName = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][Int(month - 1)]
-        func two(_ number: Int64) -> String { number < 10 ? "0\(number)" : "\(number)" }
-        return "\(weekday), \(two(day)) \(monthName) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(29)
+        bytes.append(contentsOf: weekdayNames[Int((days % 7 + 7) % 7)].utf8)
+        bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")])
+        appendDigits(day, 2, &bytes)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: monthNames[Int(month - 1)].utf8)
+        bytes.append(UInt8(ascii: " "))
+        appendDigits(year, 4, &bytes)
+        bytes.append(UInt8(ascii: " "))
+        appendDigits(secondOfDay / 3600, 2, &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay / 60 % 60, 2, &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, 2, &bytes)
+        bytes.append(contentsOf: " GMT".utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Day 0 (1970-01-01) was a Thursday.
+    private static let weekdayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private static func appendDigits(_ number: Int64, _ width: Int, _ bytes: inout [UInt8]) {
+        var digits: [UInt8] = []
+        var rest = number.magnitude
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - digits.count)))
+        bytes.append(contentsOf: digits.reversed())
     }
 
     private static func valid(year: Int64, month: Int64, day: Int64) -> Bool {
