@@ -116,3 +116,20 @@ import Testing
         }
     }
 }
+
+@Suite struct HTTPDateWritingTests {
+    @Test(arguments: [0.0, 1_363_198_221, -86_401, 951_782_400, 4_102_444_799])
+    func rfc1123RoundTrips(_ seconds: Double) throws {
+        let text = HTTPDateParser.rfc1123String(fromSeconds: seconds)
+        let parsed = try #require(text.withCString { pointer in
+            HTTPDateParser.parseRFC1123(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: text.utf8.count))
+        })
+        #expect(parsed.utcSeconds == seconds, "\(text)")
+    }
+
+    @Test func knownWeekdays() {
+        #expect(HTTPDateParser.rfc1123String(fromSeconds: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDateParser.rfc1123String(fromSeconds: -1) == "Wed, 31 Dec 1969 23:59:59 GMT")
+        #expect(HTTPDateParser.rfc1123String(fromSeconds: 951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")
+    }
+}

@@ -7,7 +7,7 @@ import Foundation
 package enum CValueBridge {
     /// Calls `body` with a C view of `value`. Its text borrows the value's storage: valid only
     /// during the call.
-    @inline(__always)
+    @inlinable
     package static func withCValue<Result>(
         _ value: Value, _ body: (UnsafePointer<restmap_value>) throws -> Result
     ) rethrows -> Result {
@@ -26,8 +26,8 @@ package enum CValueBridge {
         return try withUnsafePointer(to: &c, body)
     }
 
-    @inline(__always)
-    private static func withText<Result>(
+    @inlinable
+    package static func withText<Result>(
         _ text: String, _ kind: restmap_value_kind, _ body: (UnsafePointer<restmap_value>) throws -> Result
     ) rethrows -> Result {
         var text = text
@@ -41,6 +41,7 @@ package enum CValueBridge {
     }
 
     /// The value a C value describes; its text is copied.
+    @inlinable
     package static func value(from c: restmap_value) throws(TransformerError) -> Value {
         switch restmap_value_kind(rawValue: c.kind) {
         case RESTMAP_VALUE_NULL: return .null
@@ -70,6 +71,7 @@ package enum CValueBridge {
     }
 
     /// Fills `output` with `value`; its text is allocated with `malloc` (release it with `free`).
+    @inlinable
     package static func fill(_ output: UnsafeMutablePointer<restmap_value>, with value: Value) {
         withCValue(value) { borrowed in
             var owned = borrowed.pointee
@@ -98,8 +100,8 @@ package enum CValueBridge {
         return String(decoding: UnsafeRawBufferPointer(start: bytes, count: buffer.length), as: UTF8.self)
     }
 
-    @inline(__always)
-    private static func text(of c: restmap_value) -> String {
+    @inlinable
+    package static func text(of c: restmap_value) -> String {
         guard let text = c.text else { return "" }
         return String(decoding: UnsafeRawBufferPointer(start: text, count: c.length), as: UTF8.self)
     }

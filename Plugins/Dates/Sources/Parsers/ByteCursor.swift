@@ -43,13 +43,17 @@ struct ByteCursor {
         return count >= minimum ? number : nil
     }
 
-    /// Consumes letters, returning them lowercased.
-    mutating func word() -> String {
+    /// Consumes a run of letters and returns the index of the candidate it equals, ignoring
+    /// case (candidates are lowercase ASCII), or `nil`.
+    mutating func word(in candidates: [String]) -> Int? {
         let start = offset
         while offset < bytes.count, (bytes[offset] | 0x20) >= UInt8(ascii: "a"), (bytes[offset] | 0x20) <= UInt8(ascii: "z") {
             offset += 1
         }
-        return String(decoding: bytes[start..<offset].map { $0 | 0x20 }, as: UTF8.self)
+        let length = offset - start
+        return candidates.firstIndex { candidate in
+            candidate.utf8.count == length && candidate.utf8.enumerated().allSatisfy { $0.element == bytes[start + $0.offset] | 0x20 }
+        }
     }
 
     /// Consumes one or more spaces.

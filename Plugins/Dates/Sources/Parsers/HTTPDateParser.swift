@@ -3,17 +3,18 @@ import RestMapPluginKit
 /// Hand-written parsers for the three HTTP date forms (RFC 9110 §5.6.7) and US `MM/dd/yyyy`.
 public enum HTTPDateParser {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-    private static let shortDays: Set<String> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-    private static let longDays: Set<String> = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    private static let shortDays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    private static let longDays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    private static let zones = ["gmt", "utc", "ut", "z"]
 
     /// RFC 1123: `Wed, 13 Mar 2013 18:10:21 GMT` (zone `GMT`, `UTC`, `Z` or `±HHmm`; weekday optional).
     public static func parseRFC1123(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDateTime? {
         var cursor = ByteCursor(bytes)
         if cursor.peek.map({ $0 &- 0x30 >= 10 }) == true {
-            guard shortDays.contains(cursor.word()), cursor.take(UInt8(ascii: ",")), cursor.spaces() else { return nil }
+            guard cursor.word(in: shortDays) != nil, cursor.take(UInt8(ascii: ",")), cursor.spaces() else { return nil }
         }
         guard let day = cursor.digits(minimum: 1, maximum: 2), cursor.spaces(),
-              let month = month(cursor.word()), cursor.spaces(),
+              let month = cursor.word(in: months).map({ Int64($0 + 1) }), cursor.spaces(),
               let year = cursor.digits(4), cursor.spaces()
         else { return nil }
         return finish(&cursor, year: year, month: month, day: day)
@@ -22,9 +23,9 @@ public enum HTTPDateParser {
     /// RFC 850: `Wednesday, 13-Mar-13 18:10:21 GMT`. Two-digit years below 70 are 20xx, others 19xx.
     public static func parseRFC850(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDateTime? {
         var cursor = ByteCursor(bytes)
-        guard longDays.contains(cursor.word()), cursor.take(UInt8(ascii: ",")), cursor.spaces(),
+        guard cursor.word(in: longDays) != nil, cursor.take(UInt8(ascii: ",")), cursor.spaces(),
               let day = cursor.digits(2), cursor.take(UInt8(ascii: "-")),
-              let month = month(cursor.word()), cursor.take(UInt8(ascii: "-")),
+              let month = cursor.word(in: months).map({ Int64($0 + 1) }), cursor.take(UInt8(ascii: "-")),
               let shortYear = cursor.digits(2), cursor.spaces()
         else { return nil }
         return finish(&cursor, year: shortYear < 70 ? 2000 + shortYear : 1900 + shortYear, month: month, day: day)
@@ -33,8 +34,8 @@ public enum HTTPDateParser {
     /// C `asctime`: `Wed Mar 13 18:10:21 2013` (the day may be space-padded: `Mar  3`); UTC.
     public static func parseAsctime(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDateTime? {
         var cursor = ByteCursor(bytes)
-        guard shortDays.contains(cursor.word()), cursor.spaces(),
-              let month = month(cursor.word()), cursor.spaces(),
+        guard cursor.word(in: shortDays) != nil, cursor.spaces(),
+              let month = cursor.word(in: months).map({ Int64($0 + 1) }), cursor.spaces(),
               let day = cursor.digits(minimum: 1, maximum: 2), cursor.spaces(),
               let time = time(&cursor), cursor.spaces(),
               let year = cursor.digits(4), cursor.isAtEnd,
@@ -57,16 +58,42 @@ public enum HTTPDateParser {
     /// The RFC 1123 text of an instant: `Wed, 13 Mar 2013 18:10:21 GMT`.
     public static func rfc1123String(fromSeconds seconds: Double) -> String {
         let whole = Int64(seconds.rounded(.down))
-        let (days, secondOfDay) = (whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400, (whole % 86_400 + 86_400) % 86_400)
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let secondOfDay = whole - days * 86_400
         let (year, month, day) = CivilDate.fromDays(days)
-        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][Int((days % 7 + 7) % 7)]
-        let monthName = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][Int(month - 1)]
-        func two(_ number: Int64) -> String { number < 10 ? "0\(number)" : "\(number)" }
-        return "\(weekday), \(two(day)) \(monthName) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(29)
+        bytes.append(contentsOf: weekdayNames[Int((days % 7 + 7) % 7)].utf8)
+        bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")])
+        appendDigits(day, 2, &bytes)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: monthNames[Int(month - 1)].utf8)
+        bytes.append(UInt8(ascii: " "))
+        appendDigits(year, 4, &bytes)
+        bytes.append(UInt8(ascii: " "))
+        appendDigits(secondOfDay / 3600, 2, &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay / 60 % 60, 2, &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, 2, &bytes)
+        bytes.append(contentsOf: " GMT".utf8)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func month(_ name: String) -> Int64? {
-        months.firstIndex(of: name).map { Int64($0 + 1) }
+    /// Day 0 (1970-01-01) was a Thursday.
+    private static let weekdayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private static func appendDigits(_ number: Int64, _ width: Int, _ bytes: inout [UInt8]) {
+        var digits: [UInt8] = []
+        var rest = number.magnitude
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - digits.count)))
+        bytes.append(contentsOf: digits.reversed())
     }
 
     private static func valid(year: Int64, month: Int64, day: Int64) -> Bool {
@@ -91,7 +118,7 @@ public enum HTTPDateParser {
             guard let hours = cursor.digits(2), let minutes = cursor.digits(2), hours < 24, minutes < 60 else { return nil }
             offset = (sign == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
         } else {
-            guard ["gmt", "utc", "ut", "z"].contains(cursor.word()) else { return nil }
+            guard cursor.word(in: zones) != nil else { return nil }
             offset = 0
         }
         guard cursor.isAtEnd else { return nil }

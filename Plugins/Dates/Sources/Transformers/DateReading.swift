@@ -27,7 +27,7 @@ struct DateReading: Sendable {
         case .decimal(let decimal):
             return .date(Date(timeIntervalSince1970: UnixTime.seconds(NSDecimalNumber(decimal: decimal).doubleValue, unit: nil)))
         case .string(let text):
-            if text.allSatisfy(\.isWhitespace) { return .null }
+            if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return .null }
             for pattern in patterns {
                 if let date = PatternFormatters.date(from: text, pattern: pattern, timeZone: chain.timeZone, locale: locale) {
                     return .date(date)
