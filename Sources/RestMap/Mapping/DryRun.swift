@@ -71,7 +71,7 @@ extension Mapper {
                 break
             }
         }
-        report.unmappedKeys = coverage.unmapped
+        report.unmappedKeys = coverage.unmapped.sorted { $0.byteOffset < $1.byteOffset }
         report.emptySelections = coverage.emptySelections()
         return report
     }
@@ -92,6 +92,17 @@ struct Coverage {
     final class KeyTree {
         var children: [String: KeyTree] = [:]
         var readsWhole = false
+
+        /// Marks the value at `keys` as read in full.
+        func markRead(_ keys: [String]) {
+            var current = self
+            for key in keys {
+                let next = current.children[key] ?? KeyTree()
+                current.children[key] = next
+                current = next
+            }
+            current.readsWhole = true
+        }
     }
 
     mutating func visit(_ node: JSONNode, entity requested: Int, path: String, depth: Int = 0) {
@@ -109,13 +120,7 @@ struct Coverage {
         for (slot, attribute) in entityPlan.attributes.enumerated() {
             if attribute.source.isSelf { tree.readsWhole = true }
             if let keys = RequestSerializer.inverseKeys(attribute.source) {
-                var current = tree
-                for key in keys {
-                    let next = current.children[key] ?? KeyTree()
-                    current.children[key] = next
-                    current = next
-                }
-                current.readsWhole = true
+                tree.markRead(keys)
                 if Self.resolve(keys, in: node) != nil { counts[slot] += 1 }
             } else {
                 counts[slot] += 1  // computed paths (@parent, operators, metadata) are not coverage
@@ -129,13 +134,7 @@ struct Coverage {
                 continue
             }
             guard let keys = RequestSerializer.inverseKeys(source) else { continue }
-            var current = tree
-            for key in keys {
-                let next = current.children[key] ?? KeyTree()
-                current.children[key] = next
-                current = next
-            }
-            current.readsWhole = true
+            tree.markRead(keys)
             guard let child = Self.resolve(keys, in: node) else { continue }
             let childPath = path.isEmpty ? source.text : "\(path).\(source.text)"
             if child.kind == .array {
