@@ -10,6 +10,10 @@ enum Paths {
     static let broken = fixtures.appendingPathComponent("Broken")
     static let valid = fixtures.appendingPathComponent("Valid")
     static let committedJSONSchema = repository.appendingPathComponent("Schemas/restmap.schema.json")
+    /// The example schemas of the seed stories.
+    static let examples = files(in: repository.appendingPathComponent("Schemas"))
+        .filter { $0.hasSuffix(".yaml") }
+        .map { repository.appendingPathComponent("Schemas/\($0)").path }
 
     /// The file names in a fixture folder, sorted.
     static func files(in folder: URL) -> [String] {
