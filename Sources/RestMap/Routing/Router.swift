@@ -42,9 +42,7 @@ public struct Router: Sendable {
     /// A named route with its parameters.
     public func route(named name: String, parameters: [String: String] = [:]) throws(RoutingError) -> ResolvedRoute {
         guard let route = plan.schema.routes.first(where: { $0.name == name }) else {
-            throw .unknownRoute(name, suggestion: plan.schema.routes.map(\.name).min {
-                editDistance($0, name) < editDistance($1, name)
-            }.flatMap { editDistance($0, name) <= 2 ? $0 : nil })
+            throw .unknownRoute(name, suggestion: Suggestions.closest(to: name, in: plan.schema.routes.map(\.name)))
         }
         return ResolvedRoute(method: route.method, path: try Self.interpolate(route.pattern) { parameters[$0] })
     }
@@ -83,21 +81,6 @@ public struct Router: Sendable {
         case .string(let string): return string
         default: return ValueText.plain(value)
         }
-    }
-
-    private func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in stride(from: 1, through: b.count, by: 1) {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = current
-            }
-        }
-        return row[b.count]
     }
 }
 

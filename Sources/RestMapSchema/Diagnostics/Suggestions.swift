@@ -1,7 +1,7 @@
 /// "Did you mean" suggestions for near-miss names.
-enum Suggestions {
+public enum Suggestions {
     /// The candidate closest to `name`, if it is close enough to be a likely typo.
-    static func closest(to name: String, in candidates: some Sequence<String>) -> String? {
+    public static func closest(to name: String, in candidates: some Sequence<String>) -> String? {
         let lowered = name.lowercased()
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
