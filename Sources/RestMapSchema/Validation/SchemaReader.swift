@@ -58,7 +58,7 @@ final class SchemaReader {
                 error("baseURL must be an absolute http(s) URL, found '\(text)'", at: node)
             }
         }
-        let plugins = (root["plugins"]?.sequence ?? []).compactMap { node in node.stringValue.map { Located($0, at: node.location) } }
+        let plugins = (root["plugins"]?.sequence ?? []).compactMap { node in node.scalarText.map { Located($0, at: node.location) } }
         var headers: [String: String] = [:]
         for pair in root["headers"]?.mapping ?? [] {
             if let key = pair.key.scalarText, let value = pair.value.scalarText { headers[key] = value }
@@ -187,7 +187,7 @@ final class SchemaReader {
         let explicit = node["identifiedBy"] != nil
         if let identification = node["identifiedBy"] {
             for item in identification.sequence ?? [identification] {
-                if let text = item.stringValue { identifiedBy.append(Located(text, at: item.textLocation)) }
+                if let text = item.scalarText, !item.isNull { identifiedBy.append(Located(text, at: item.textLocation)) }
             }
         } else {
             let candidates = ["id", "ID", "identifier", "url", "URL", "\(name)ID", "\(name)_id",
@@ -246,6 +246,9 @@ final class SchemaReader {
             } else if let pairs = item.mapping, pairs.count == 1, let name = pairs[0].key.scalarText {
                 step = TransformStep(name: name, arguments: pairs[0].value, location: pairs[0].key.location)
             } else {
+                if item.mapping?.isEmpty == true {
+                    error("a transform step needs a transformer name: 'name' or {name: {arguments}}", at: item)
+                }
                 continue
             }
             checkTransformer(step, plugins: plugins)
@@ -345,7 +348,7 @@ final class SchemaReader {
             location: node.location, method: method(node["method"]), path: pathPattern(node["path"]),
             keyPath: keyPath(node["keyPath"]), status: status(node["status"], default: .successful),
             entity: Located(entity, at: entityNode.textLocation),
-            keyedBy: node["keyedBy"].flatMap { keyed in keyed.stringValue.map { Located($0, at: keyed.textLocation) } })
+            keyedBy: node["keyedBy"].flatMap { keyed in keyed.scalarText.map { Located($0, at: keyed.textLocation) } })
     }
 
     func readError(_ node: SchemaNode) -> ErrorDescriptor? {
@@ -377,7 +380,7 @@ final class SchemaReader {
         }
         return RequestDescriptor(
             location: node.location, entity: Located(entity, at: entityNode.textLocation), method: method(node["method"]),
-            rootKeyPath: node["rootKeyPath"]?.stringValue, attributes: attributes,
+            rootKeyPath: node["rootKeyPath"]?.scalarText, attributes: attributes,
             format: node["format"]?.stringValue.flatMap(RequestFormat.init(rawValue:)) ?? .json)
     }
 }
