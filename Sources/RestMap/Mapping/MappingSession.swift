@@ -310,9 +310,9 @@ final class MappingSession {
     // MARK: Errors
 
     private func fail(_ message: String, entity: String, attribute: AttributePlan?) {
-        var where_ = renderPath()
-        if let attribute { where_ += (where_.isEmpty ? "" : ".") + attribute.source.text }
-        errors.append(MappingError(message: message, path: where_, entity: entity, attribute: attribute?.name))
+        var position = renderPath()
+        if let attribute { position += (position.isEmpty ? "" : ".") + attribute.source.text }
+        errors.append(MappingError(message: message, path: position, entity: entity, attribute: attribute?.name))
     }
 
     func renderPath() -> String {
