@@ -44,7 +44,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "CRestMapPluginABI"),
-        .target(name: "RestMapPluginKit", dependencies: ["CRestMapPluginABI"], swiftSettings: strictSettings),
+        .target(name: "RestMapPluginKit", dependencies: ["CRestMapPluginABI", "RestMapJSON"], swiftSettings: strictSettings),
         .target(
             name: "RestMapPlugins",
             dependencies: ["RestMapPluginKit", "CRestMapPluginABI"],

@@ -30,7 +30,7 @@ final class Coercer: Sendable {
         case (.integer, .number):
             let number = node.number!
             if let exact = number.int64 { return .integer(exact) }
-            return try coerce(JSONValues.materialize(node), to: type)
+            return try coerce(Value(json: node), to: type)
         case (.string, .string), (.any, .string):
             return .string(node.stringValue!)
         case (.array(let element), .array):
@@ -43,7 +43,7 @@ final class Coercer: Sendable {
             }
             return .array(items)
         default:
-            return try coerce(JSONValues.materialize(node), to: type)
+            return try coerce(Value(json: node), to: type)
         }
     }
 
@@ -173,10 +173,7 @@ final class Coercer: Sendable {
     }
 
     /// ISO 8601 UTC with milliseconds when the date has a fraction.
-    static func iso8601(_ date: Date) -> String {
-        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: date.timeIntervalSince1970.rounded() != date.timeIntervalSince1970)
-        return date.formatted(style)
-    }
+    static func iso8601(_ date: Date) -> String { ISO8601Text.string(from: date.timeIntervalSince1970) }
 }
 
 let posix = Locale(identifier: "en_US_POSIX")

@@ -14,8 +14,8 @@ enum Resolved {
     var value: Value? {
         switch self {
         case .missing: nil
-        case .node(let node): JSONValues.materialize(node)
-        case .nodes(let nodes): .array(nodes.map(JSONValues.materialize))
+        case .node(let node): Value(json: node)
+        case .nodes(let nodes): .array(nodes.map(Value.init(json:)))
         case .value(let value): value
         }
     }

@@ -69,7 +69,7 @@ public enum RecordWriter {
         if path.contains(record.index) {
             writer.key("$ref")
             let identification = record.identification ?? []
-            JSONValues.write(identification.count == 1 ? identification[0] : .array(identification), to: &writer)
+            (identification.count == 1 ? identification[0] : .array(identification)).write(to: &writer)
             writer.endObject()
             return
         }
@@ -80,7 +80,7 @@ public enum RecordWriter {
         for (slot, attribute) in plan.attributes.enumerated() {
             guard let value = data.values[slot] else { continue }
             writer.key(attribute.name)
-            JSONValues.write(value, to: &writer)
+            value.write(to: &writer)
         }
         for (slot, relationship) in plan.relationships.enumerated() {
             guard let related = data.relations[slot] else { continue }
@@ -100,7 +100,7 @@ public enum RecordWriter {
 
     private static func jsonText(_ value: Value) -> String {
         var writer = JSONWriter()
-        JSONValues.write(value, to: &writer)
+        value.write(to: &writer)
         return writer.string
     }
 

@@ -30,7 +30,7 @@ extension Mapper {
         switch descriptor?.format ?? .json {
         case .json:
             var writer = JSONWriter()
-            JSONValues.write(body, to: &writer)
+            body.write(to: &writer)
             return RequestBody(contentType: "application/json", bytes: writer.bytes)
         case .form:
             return RequestBody(contentType: "application/x-www-form-urlencoded", bytes: Array(FormEncoder.encode(body).utf8))
