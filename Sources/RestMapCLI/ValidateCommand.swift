@@ -112,7 +112,8 @@ struct ValidateCommand: ParsableCommand {
             diagnostics.append(.error("record failed at \(error.path.isEmpty ? "the body" : error.path): \(error.entity)\(error.attribute.map { ".\($0)" } ?? ""): \(error.message)", at: start))
         }
         for key in report.unmappedKeys {
-            diagnostics.append(.warning("key '\(key.path)' is not mapped by the schema", at: SchemaLoader.location(ofOffset: key.byteOffset, in: body, file: sample)))
+            let location = key.byteOffset.map { SchemaLoader.location(ofOffset: $0, in: body, file: sample) } ?? start
+            diagnostics.append(.warning("key '\(key.path)' is not mapped by the schema", at: location))
         }
         for selection in report.emptySelections {
             diagnostics.append(.warning(

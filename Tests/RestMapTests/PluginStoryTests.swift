@@ -81,3 +81,14 @@ import Testing
         #expect(user.weight.double == 131.3)
     }
 }
+
+@Suite struct CSVDryRunTests {
+    @Test func dryRunOfACSVSampleReportsItsUnmappedColumns() throws {
+        let mapper = try Mapper(contentsOf: Fixture.root.appendingPathComponent("Schemas/imdb.yaml").path)
+        let body = Array("Rank,Rating,Title,Votes,Director\n241,8,Mystic River (2003),\"234,310\",Clint Eastwood\n".utf8)
+        let report = mapper.dryRun(Response(path: "/top250.csv", headers: ["Content-Type": "text/csv"], body: body))
+        #expect(report.failure == nil)
+        #expect(report.result?.records.count == 1)
+        #expect(report.unmappedKeys.map(\.path) == ["[].Director"])
+    }
+}

@@ -17,8 +17,9 @@ public struct DryRunReport: Sendable {
     public struct UnmappedKey: Sendable, Hashable {
         /// Where in the body: `services[].url`.
         public var path: String
-        /// Byte offset of the key's value in the body.
-        public var byteOffset: Int
+        /// Byte offset of the key's value in the body; `nil` when a plugin decoded the body
+        /// from another media type (the offset would point into the decoded JSON, not the body).
+        public var byteOffset: Int?
     }
 
     /// An attribute that read nothing from any representation.
@@ -40,14 +41,17 @@ extension Mapper {
     /// Maps a sample response and reports what the schema leaves unread or cannot read.
     public func dryRun(_ response: Response) -> DryRunReport {
         var report = DryRunReport(result: nil, failure: nil, unmappedKeys: [], emptySelections: [])
+        let document: JSONDocument
         do {
-            report.result = try map(response)
+            let mapped = try mapAndKeepDocument(response, options: MappingOptions())
+            report.result = mapped.result
+            guard let parsed = mapped.document else { return report }
+            document = parsed
         } catch {
             report.failure = error
             return report
         }
-        guard let document = try? JSONDocument(bytes: response.body) else { return report }
-        var coverage = Coverage(plan: plan)
+        var coverage = Coverage(plan: plan, offsetsPointIntoBody: !isDecoded(response))
         for (descriptor, _) in matchingDescriptors(method: response.method, path: relativePath(response.path), status: response.status) {
             let found: Resolved
             if let keyPath = descriptor.keyPath {
@@ -71,7 +75,10 @@ extension Mapper {
                 break
             }
         }
-        report.unmappedKeys = coverage.unmapped.sorted { $0.byteOffset < $1.byteOffset }
+        // Relationships are walked before their parent's own keys: put the keys in body order.
+        report.unmappedKeys = coverage.unmapped.enumerated()
+            .sorted { ($0.element.byteOffset ?? 0, $0.offset) < ($1.element.byteOffset ?? 0, $1.offset) }
+            .map(\.element)
         report.emptySelections = coverage.emptySelections()
         return report
     }
@@ -85,8 +92,13 @@ struct Coverage {
     /// Per entity and attribute slot: (representations seen, representations where the key path found something).
     var hits: [Int: [Int]] = [:]
     var visits: [Int: Int] = [:]
+    /// Whether node offsets are offsets in the response body (not in a decoder's JSON).
+    let offsetsPointIntoBody: Bool
 
-    init(plan: MappingPlan) { self.plan = plan }
+    init(plan: MappingPlan, offsetsPointIntoBody: Bool) {
+        self.plan = plan
+        self.offsetsPointIntoBody = offsetsPointIntoBody
+    }
 
     /// A tree of the plain keys an entity reads; `nil` children means the whole value is read.
     final class KeyTree {
@@ -152,7 +164,7 @@ struct Coverage {
             let keyPath = path.isEmpty ? key : "\(path).\(key)"
             guard let child = tree.children[key] else {
                 if seenUnmapped.insert(keyPath).inserted {
-                    unmapped.append(DryRunReport.UnmappedKey(path: keyPath, byteOffset: value.byteOffset))
+                    unmapped.append(DryRunReport.UnmappedKey(path: keyPath, byteOffset: offsetsPointIntoBody ? value.byteOffset : nil))
                 }
                 continue
             }

@@ -31,6 +31,13 @@ public struct Mapper: Sendable {
     /// - Throws: `MappingFailure` when the body is malformed, nothing was mappable, the response
     ///   is an error response, or (`strict`) any record failed.
     public func map(_ response: Response, options: MappingOptions = .init()) throws(MappingFailure) -> MappingResult {
+        try mapAndKeepDocument(response, options: options).result
+    }
+
+    /// Maps a response and also returns the document it parsed (`nil` for an empty body), so a
+    /// dry run can walk the same (decoded) document instead of parsing the body again.
+    func mapAndKeepDocument(_ response: Response, options: MappingOptions) throws(MappingFailure)
+        -> (result: MappingResult, document: JSONDocument?) {
         let path = relativePath(response.path)
         let matched = matchingDescriptors(method: response.method, path: path, status: response.status)
         var parameters = response.parameters
@@ -39,7 +46,7 @@ public struct Mapper: Sendable {
 
         if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             if isError { throw .unprocessableErrorResponse(status: response.status, body: response.body) }
-            return MappingResult(keyPaths: [], records: [], errors: [], routingParameters: parameters, graph: nil)
+            return (MappingResult(keyPaths: [], records: [], errors: [], routingParameters: parameters, graph: nil), nil)
         }
         let document = try parse(response)
         let metadata = Metadata(request: response, routeName: routeName(method: response.method, path: path), routingParameters: parameters)
@@ -86,8 +93,9 @@ public struct Mapper: Sendable {
 
         let graph = RecordGraph(plan: plan, records: session.records)
         let keyPaths = perKeyPath.map { entry in (entry.keyPath, entry.records.map { Record(graph: graph, index: $0) }) }
-        return MappingResult(keyPaths: keyPaths, records: keyPaths.flatMap(\.1), errors: session.errors,
-                             routingParameters: parameters, graph: graph)
+        let result = MappingResult(keyPaths: keyPaths, records: keyPaths.flatMap(\.1), errors: session.errors,
+                                   routingParameters: parameters, graph: graph)
+        return (result, document)
     }
 
     // MARK: Steps
@@ -95,8 +103,7 @@ public struct Mapper: Sendable {
     /// The body as a JSON document, through a plugin's body decoder for non-JSON media types.
     private func parse(_ response: Response) throws(MappingFailure) -> JSONDocument {
         var bytes = response.body
-        if let mediaType = response.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased(),
-           !Self.isJSON(mediaType) {
+        if let mediaType = nonJSONMediaType(of: response) {
             if let decoder = plan.plugins.bodyDecoder(forMediaType: mediaType) {
                 do { bytes = try decoder.decode(bytes, [:]) } catch {
                     throw .undecodableBody(mediaType: mediaType, reason: "\(error)")
@@ -106,6 +113,18 @@ public struct Mapper: Sendable {
             }
         }
         do { return try JSONDocument(bytes: bytes) } catch { throw .malformedBody(error) }
+    }
+
+    /// The response's media type when it is given and is not JSON.
+    private func nonJSONMediaType(of response: Response) -> String? {
+        guard let mediaType = response.header("Content-Type")?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased(), !Self.isJSON(mediaType) else { return nil }
+        return mediaType
+    }
+
+    /// Whether a plugin decodes the body (so the parsed document is not the body's own text).
+    func isDecoded(_ response: Response) -> Bool {
+        nonJSONMediaType(of: response).flatMap(plan.plugins.bodyDecoder(forMediaType:)) != nil
     }
 
     static func isJSON(_ mediaType: String) -> Bool {
