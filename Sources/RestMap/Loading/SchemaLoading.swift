@@ -24,25 +24,21 @@ extension PreparedSchema {
     /// already holds them, and validates transformer names and arguments against them.
     public static func load(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
         var registry = plugins
-        if registry.plugins.allSatisfy({ $0.name != BuiltinTransformers.name }) {
-            try? registry.register(BuiltinTransformers.self)
-        }
+        registry.registerBuiltins()
         let loaded = SchemaLoader().load(contentsOf: path)
-        var diagnostics: [Diagnostic] = []
+        var pluginDiagnostics: [Diagnostic] = []
         if let root = loaded.root {
             let searchPath = PluginSearchPath(schemaDirectory: (path as NSString).deletingLastPathComponent.nonEmpty ?? ".",
                                               pluginPaths: pluginPaths)
             for node in root["plugins"]?.sequence ?? [] {
-                guard let name = node.stringValue, registry.plugins.allSatisfy({ $0.name != name }) else { continue }
+                guard let name = node.scalarText, registry.plugins.allSatisfy({ $0.name != name }) else { continue }
                 do { _ = try registry.load(named: name, searchPath: searchPath) } catch {
-                    diagnostics.append(.error("cannot load plugin '\(name)': \(error)", at: node.textLocation))
+                    pluginDiagnostics.append(.error("cannot load plugin '\(name)': \(error)", at: node.textLocation))
                 }
             }
         }
-        var options = SchemaValidationOptions(transformers: registry.catalog)
-        options.loader = SchemaLoader()
-        let validated = Schema.load(contentsOf: path, options: options)
-        let all = (validated.diagnostics + diagnostics).sortedByPosition()
+        let validated = Schema.validate(loaded, file: path, options: SchemaValidationOptions(transformers: registry.catalog))
+        let all = (validated.diagnostics + pluginDiagnostics).sortedByPosition()
         return PreparedSchema(schema: all.containsErrors ? nil : validated.schema, plugins: registry, diagnostics: all)
     }
 }
@@ -62,6 +58,13 @@ extension Mapper {
 }
 
 extension PluginRegistry {
+    /// Registers the built-in transformers unless they already are.
+    mutating func registerBuiltins() {
+        guard plugins.allSatisfy({ $0.name != BuiltinTransformers.name }) else { return }
+        // Built-in names are unqualified and unique among themselves, so adding them cannot fail.
+        try? register(BuiltinTransformers.self)
+    }
+
     /// What the validator needs to know of the registered transformers.
     public var catalog: TransformerCatalog {
         var transformers: [String: [TransformerCatalog.Argument]] = [:]

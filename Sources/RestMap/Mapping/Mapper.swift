@@ -13,9 +13,7 @@ public struct Mapper: Sendable {
     /// Compiles a validated schema against the plugins that provide its transformers.
     public init(schema: Schema, plugins: PluginRegistry = PluginRegistry()) throws(SchemaCompilationError) {
         var registry = plugins
-        if registry.plugins.allSatisfy({ $0.name != BuiltinTransformers.name }) {
-            try? registry.register(BuiltinTransformers.self)
-        }
+        registry.registerBuiltins()
         plan = try MappingPlan(schema: schema, plugins: registry)
     }
 

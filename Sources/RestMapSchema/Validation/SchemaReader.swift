@@ -19,6 +19,12 @@ extension Schema {
         read(options.loader.load(bytes: bytes, file: file), file: file, options: options)
     }
 
+    /// Validates a document already loaded by a `SchemaLoader` (so a caller that had to look at
+    /// the tree first, for the plugins it names, does not read the file twice).
+    public static func validate(_ loaded: SchemaLoader.Loaded, file: String, options: SchemaValidationOptions = .init()) -> LoadedSchema {
+        read(loaded, file: file, options: options)
+    }
+
     private static func read(_ loaded: SchemaLoader.Loaded, file: String, options: SchemaValidationOptions) -> LoadedSchema {
         guard let root = loaded.root else {
             return LoadedSchema(schema: nil, diagnostics: loaded.diagnostics.sortedByPosition())
