@@ -255,12 +255,17 @@ final class MappingSession {
 
     /// Resolves `connect` relationships against every record of the result, in any order.
     func connect() {
-        var indexes: [String: [Value: [Int]]] = [:]
+        /// An index of one attribute slot of one entity: connection key → records.
+        struct SlotIndexKey: Hashable {
+            var entity: Int
+            var slot: Int
+        }
+        var indexes: [SlotIndexKey: [Value: [Int]]] = [:]
         func lookup(entities: [Int], attribute: String, key: Value) -> [Int] {
             var found: [Int] = []
             for entity in entities {
                 guard let slot = plan.entities[entity].attributeSlots[attribute] else { continue }
-                let indexKey = "\(entity).\(slot)"
+                let indexKey = SlotIndexKey(entity: entity, slot: slot)
                 if indexes[indexKey] == nil {
                     var index: [Value: [Int]] = [:]
                     for (position, record) in records.enumerated() where record.entity == entity {
@@ -276,7 +281,6 @@ final class MappingSession {
         for position in records.indices {
             let entityPlan = plan.entities[records[position].entity]
             for (slot, relationship) in entityPlan.relationships.enumerated() where !relationship.connections.isEmpty {
-                let targets = [relationship.target] + (plan.entities[relationship.target].dynamic.map { Array(Set($0.cases.values)).sorted() } ?? [])
                 var matches: Set<Int>?
                 for connection in relationship.connections {
                     guard let local = records[position].values[connection.localSlot], !local.isNull else {
@@ -285,7 +289,7 @@ final class MappingSession {
                     }
                     var found = Set<Int>()
                     for key in Self.connectionKeys(local) {
-                        found.formUnion(lookup(entities: targets, attribute: connection.targetAttribute, key: key))
+                        found.formUnion(lookup(entities: relationship.connectionTargets, attribute: connection.targetAttribute, key: key))
                     }
                     matches = matches.map { $0.intersection(found) } ?? found
                 }

@@ -68,7 +68,8 @@ final class EntityPlan: Sendable {
             guard let target = entityIndex[relationship.entity.value] else {
                 throw SchemaCompilationError(message: "undefined entity '\(relationship.entity.value)'", location: relationship.entity.location)
             }
-            relationships.append(RelationshipPlan(relationship, target: target, localSlots: attributeSlots, schema: schema))
+            relationships.append(RelationshipPlan(relationship, target: target, localSlots: attributeSlots,
+                                                  schema: schema, entityIndex: entityIndex))
         }
         self.relationships = relationships
         relationshipSlots = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -130,9 +131,11 @@ final class RelationshipPlan: Sendable {
     let assignment: AssignmentPolicy
     /// (local attribute slot, target attribute name) pairs; resolved against the target's plan.
     let connections: [(localSlot: Int, targetAttribute: String)]
+    /// The entities a connection searches: the target, and a dynamic target's case entities.
+    let connectionTargets: [Int]
     let route: RouteSpecification?
 
-    init(_ relationship: Relationship, target: Int, localSlots: [String: Int], schema: Schema) {
+    init(_ relationship: Relationship, target: Int, localSlots: [String: Int], schema: Schema, entityIndex: [String: Int]) {
         name = relationship.name
         source = relationship.source
         singleKey = relationship.source?.singleKey
@@ -143,6 +146,8 @@ final class RelationshipPlan: Sendable {
         connections = relationship.connections.compactMap { pair in
             localSlots[pair.local.value].map { ($0, pair.target.value) }
         }
+        let cases = schema.entities[target].dynamic?.cases.compactMap { entityIndex[$0.entity.value] } ?? []
+        connectionTargets = [target] + Set(cases).sorted()
         route = relationship.route
     }
 }
