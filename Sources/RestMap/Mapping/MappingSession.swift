@@ -44,11 +44,7 @@ final class MappingSession {
         case .node(let node) where node.isNull:
             return []
         case .node(let node) where node.kind == .array:
-            for (index, element) in node.elements.enumerated() {
-                path.append(.index(index))
-                if let record = map(element, entity: entity, collectionIndex: index) { mapped.append(record) }
-                path.removeLast()
-            }
+            mapped = mapElements(node.elements, entity: entity)
         case .nodes(let nodes):
             for (index, element) in nodes.enumerated() {
                 path.append(.index(index))
@@ -71,6 +67,17 @@ final class MappingSession {
             } else if let record = map(node, entity: entity, collectionIndex: nil) {
                 mapped.append(record)
             }
+        }
+        return mapped
+    }
+
+    /// Maps each element of an array with its index as collection index and position.
+    private func mapElements(_ elements: some Sequence<JSONNode>, entity: Int) -> [Int] {
+        var mapped: [Int] = []
+        for (index, element) in elements.enumerated() {
+            path.append(.index(index))
+            if let record = map(element, entity: entity, collectionIndex: index) { mapped.append(record) }
+            path.removeLast()
         }
         return mapped
     }
@@ -217,19 +224,11 @@ final class MappingSession {
                 case .node(let child) where child.isNull:
                     break
                 case .node(let child) where child.kind == .array:
-                    for (index, element) in child.elements.enumerated() {
-                        path.append(.index(index))
-                        if let mapped = map(element, entity: relationship.target, collectionIndex: index) { related.append(mapped) }
-                        path.removeLast()
-                    }
+                    related = mapElements(child.elements, entity: relationship.target)
                 case .node(let child):
                     if let mapped = map(child, entity: relationship.target, collectionIndex: nil) { related = [mapped] }
                 case .nodes(let children):
-                    for (index, element) in children.enumerated() {
-                        path.append(.index(index))
-                        if let mapped = map(element, entity: relationship.target, collectionIndex: index) { related.append(mapped) }
-                        path.removeLast()
-                    }
+                    related = mapElements(children, entity: relationship.target)
                 case .value(let value):
                     if !value.isNull { continue }
                 }
