@@ -82,7 +82,7 @@ struct ValidateCommand: ParsableCommand {
         }
         let errors = diagnostics.count { $0.severity == .error }
         let warnings = diagnostics.count - errors
-        Self.standardError(
+        Terminal.error(
             "\(Self.count(errors, "error")), \(Self.count(warnings, "warning")) in \(Self.count(paths.count, "file"))\n")
         if errors > 0 { throw ExitCode.failure }
     }
@@ -143,7 +143,7 @@ struct ValidateCommand: ParsableCommand {
 
     /// Prints `message` with the usage, as ArgumentParser does, and exits 2.
     static func usageError(_ message: String) throws -> Never {
-        standardError("Error: \(message)\nUsage: \(RestMapCommand.usageString(for: Self.self))\n"
+        Terminal.error("Error: \(message)\nUsage: \(RestMapCommand.usageString(for: Self.self))\n"
             + "  See 'restmap validate --help' for more information.\n")
         throw usageExitCode
     }
@@ -169,9 +169,5 @@ struct ValidateCommand: ParsableCommand {
     /// "1 error", "2 warnings".
     static func count(_ number: Int, _ noun: String) -> String {
         "\(number) \(noun)\(number == 1 ? "" : "s")"
-    }
-
-    static func standardError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
     }
 }
