@@ -27,8 +27,6 @@ public struct MappingResult: Sendable {
 
     /// `true` when nothing was mapped (an empty body, or key paths holding nothing).
     public var isEmpty: Bool { records.isEmpty }
-
-    static let empty = MappingResult(keyPaths: [], records: [], errors: [], routingParameters: [:], graph: nil)
 }
 
 /// A record that could not be mapped, and where.

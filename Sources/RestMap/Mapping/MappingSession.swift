@@ -109,7 +109,8 @@ final class MappingSession {
                 return nil
             }
         }
-        for (slot, attribute) in entityPlan.attributes.enumerated() where attribute.isRequired && (values[slot] ?? .null).isNull {
+        for slot in entityPlan.requiredSlots where (values[slot] ?? .null).isNull {
+            let attribute = entityPlan.attributes[slot]
             fail("required attribute '\(attribute.name)' (from '\(attribute.source)') is missing", entity: entityPlan.name, attribute: attribute)
             return nil
         }

@@ -50,6 +50,8 @@ final class EntityPlan: Sendable {
     let relationshipSlots: [String: Int]
     /// Attribute slots identifying a record.
     let identification: [Int]
+    /// Attribute slots marked `required` (usually none, so the check costs nothing).
+    let requiredSlots: [Int]
     let dynamic: DynamicPlan?
     /// First keys of the source key paths: an `@self` aggregate applies when one is present.
     let sourceKeys: [String]
@@ -74,6 +76,7 @@ final class EntityPlan: Sendable {
         self.relationships = relationships
         relationshipSlots = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         identification = entity.identifiedBy.compactMap { attributeSlots[$0.value] }
+        requiredSlots = attributes.indices.filter { attributes[$0].isRequired }
         dynamic = try entity.dynamic.map { dynamic throws(SchemaCompilationError) in try DynamicPlan(dynamic, entityIndex: entityIndex) }
         sourceKeys = entity.attributes.compactMap { attribute in
             if case .key(let key, _)? = attribute.source.segments.first { return key }
