@@ -90,9 +90,9 @@ struct MapCommand: ParsableCommand {
 
     private func headers() throws -> [String: String] {
         var headers = try pairs(header, separator: ":", option: "--header")
-        if body?.lowercased().hasSuffix(".csv") == true,
+        if let implied = BodyFile.impliedContentType(of: body),
            !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
-            headers["Content-Type"] = "text/csv"
+            headers["Content-Type"] = implied
         }
         return headers
     }

@@ -95,7 +95,7 @@ struct ValidateCommand: ParsableCommand {
         }
         let body = [UInt8](data)
         let mapper = try Mapper(schema: schema, plugins: registry)
-        let headers = sample.lowercased().hasSuffix(".csv") ? ["Content-Type": "text/csv"] : [:]
+        let headers = BodyFile.impliedContentType(of: sample).map { ["Content-Type": $0] } ?? [:]
         let report = mapper.dryRun(Response(method: method, path: path, status: status, headers: headers, body: body))
         let start = SourceLocation(file: sample, line: 1, column: 1)
         var diagnostics: [Diagnostic] = []
