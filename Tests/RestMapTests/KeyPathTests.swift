@@ -69,7 +69,7 @@ import Testing
         let items = try mapped()
         #expect(items.map(\.index.int) == [0, 1])
         #expect(items[0].rootTitle.string == "Groceries")
-        #expect(items[0].parentName.isAbsent)  // the parent is the document, which has no name
+        #expect(items[0].parentName.isAbsent)  // a root record has no enclosing representation
         #expect(items[0].listID.string == "42")
         #expect(items[0].requestedBy.string == "GET")
         #expect(items[0].total.string == "2")
@@ -94,5 +94,44 @@ import Testing
         #expect(second.name.string == "second")
         #expect(second.count.isAbsent)
         #expect(second.city.isAbsent)
+    }
+}
+
+@Suite struct MetadataTests {
+    @Test func everyMetadataKeyIsReachable() throws {
+        let mapper = try Fixture.mapper(yaml: """
+        restmap: 1
+        entities:
+          Item:
+            attributes:
+              name: name
+              rootKeyPath: "@metadata.mapping.rootKeyPath"
+              parentTitle: "@metadata.mapping.parentObject.title"
+              route: "@metadata.routing.route"
+              status: "@metadata.HTTP.response.statusCode"
+              url: "@metadata.HTTP.request.URL"
+              agent: "@metadata.HTTP.request.headers.user-agent"
+              tenant: "@metadata.user.tenant"
+            relationships:
+              parts: { from: parts, entity: Part }
+          Part:
+            attributes: { name: name, index: "@metadata.mapping.collectionIndex", parent: "@metadata.mapping.parentObject.name" }
+        responses: [ { path: /lists/:id, keyPath: items, entity: Item } ]
+        routes: { list: GET /lists/:id }
+        """)
+        var response = Response(path: "/lists/7?x=1", status: 203, body: #"{"title": "T", "items": {"name": "a", "parts": [{"name": "p"}]}}"#)
+        response.requestHeaders = ["User-Agent": "restmap-test"]
+        response.userMetadata = .object([Value.Member(key: "tenant", value: .string("acme"))])
+        let item = try #require(try mapper.map(response).records.first)
+        #expect(item.rootKeyPath.string == "items")
+        #expect(item.parentTitle.isNull)  // a root record has no parent object (use @root for the document)
+        #expect(item.route.string == "list")
+        #expect(item.status.int == 203)
+        #expect(item.url.string == "/lists/7?x=1")
+        #expect(item.agent.string == "restmap-test")
+        #expect(item.tenant.string == "acme")
+        let part = try #require(item.parts.records.first)
+        #expect(part.index.int == 0)
+        #expect(part.parent.string == "a")
     }
 }

@@ -40,13 +40,20 @@ struct Metadata: Sendable {
             if case .key(let key, _) = segment { return key }
             return ""
         }
-        if keys.first == "mapping", keys.count == 2 {
-            switch keys[1] {
-            case "collectionIndex": return .value(scope.collectionIndex.map { .integer(Int64($0)) } ?? .null)
-            case "rootKeyPath": return .value(.string(scope.rootKeyPath))
-            case "parentObject":
+        if keys.first == "mapping", keys.count >= 2 {
+            switch (keys[1], keys.count) {
+            case ("collectionIndex", 2): return .value(scope.collectionIndex.map { .integer(Int64($0)) } ?? .null)
+            case ("rootKeyPath", 2): return .value(.string(scope.rootKeyPath))
+            case ("parentObject", _):
+                // The enclosing representation (none for a root record), walked further by the rest.
                 let count = scope.representations.count
-                return count >= 2 ? .node(scope.representations[count - 2]) : .value(.null)
+                guard count >= 2 else { return .value(.null) }
+                var node = scope.representations[count - 2]
+                for key in keys.dropFirst(2) {
+                    guard let next = node[key] else { return .missing }
+                    node = next
+                }
+                return .node(node)
             default: return .missing
             }
         }
