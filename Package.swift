@@ -9,7 +9,10 @@ import PackageDescription
 //   RestMapPluginKit   what a plugin author imports: Value, transformers   (C ABI only)
 //   RestMapPlugins     plugin search path, loading, transformer registry
 //   RestMap            the interpreter: plan, key paths, records, requests, routes
+//   RestMapClient      the REST client: requests, auth, pagination, retries, caching (async-http-client)
+//   RestMapStore       the SQLite store: tables from the schema, upserts, search (GRDB)
 //   restmap            the command-line tool
+//   restmap-sample-server  a Hummingbird server of the seed APIs, for tests, benchmarks and the README
 //
 // First-party plugins live under Plugins/: each has a static module (link it in process) and a
 // dynamic library product (load it at run time by name).
@@ -22,6 +25,9 @@ let package = Package(
         .executable(name: "restmap", targets: ["RestMapCLI"]),
         .library(name: "RestMap", targets: ["RestMap"]),
         .library(name: "RestMapSchema", targets: ["RestMapSchema"]),
+        .library(name: "RestMapClient", targets: ["RestMapClient"]),
+        .library(name: "RestMapStore", targets: ["RestMapStore"]),
+        .executable(name: "restmap-sample-server", targets: ["RestMapSampleServer"]),
         .library(name: "RestMapJSON", targets: ["RestMapJSON"]),
         .library(name: "RestMapPluginKit", targets: ["RestMapPluginKit"]),
         .library(name: "RestMapDates", targets: ["RestMapDates"]),
@@ -35,6 +41,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .target(name: "RestMapJSON", swiftSettings: strictSettings),
@@ -55,11 +65,36 @@ let package = Package(
             dependencies: ["RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "RestMapClient",
+            dependencies: [
+                "RestMap",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RestMapStore",
+            dependencies: ["RestMap", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "RestMapSampleServer",
+            dependencies: [
+                "RestMapJSON",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "RestMapCLI",
             dependencies: [
                 "RestMap",
                 "RestMapPlugins",
+                "RestMapClient",
+                "RestMapStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -92,6 +127,9 @@ let package = Package(
         .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap"]),
         .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
         .testTarget(name: "RestMapCLITests", dependencies: ["RestMap"]),
+        .testTarget(name: "RestMapClientTests", dependencies: ["RestMapClient", "RestMap"]),
+        .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap"]),
+        .testTarget(name: "RestMapSampleServerTests", dependencies: ["RestMapJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

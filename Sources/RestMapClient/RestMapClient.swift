@@ -1,0 +1,1 @@
+// The REST client module: placeholder until the client lands (issue 7).

@@ -1,0 +1,1 @@
+// The SQLite store module: placeholder until the store lands (issue 8).
