@@ -117,7 +117,7 @@ public enum RestMapGrammar {
         Property("restmap", .integer(minimum: 1), required: true, "Format version: 1."),
         Property("name", .string(.text), "Name of the API."),
         Property("baseURL", .string(.url), "Base URL; request paths are relative to it."),
-        Property("plugins", .list(.string(.text)), "Transformer plugins to load, by name."),
+        Property("plugins", .list(.string(.pluginName)), "Plugins to load, by name: letters, digits, '-' and '_'."),
         Property("headers", .dictionary(.string(.text)), "Headers sent with every request."),
         Property("auth", .object(ObjectShape("auth", "Request authentication.", [
             Property("bearer", secret, "Bearer token."),

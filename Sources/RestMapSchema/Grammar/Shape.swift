@@ -21,14 +21,14 @@ public indirect enum Shape: Sendable {
 
     /// The syntax a string must follow.
     public enum StringFormat: String, Sendable {
-        case text, keyPath, pathPattern, route, status, url, entityName
+        case text, keyPath, pathPattern, route, status, url, entityName, pluginName
 
         /// Whether a plain number is read as its text: a key path may be an array index, a
         /// header a version number, a status a code; names, routes, patterns and URLs may not.
         public var acceptsNumbers: Bool {
             switch self {
             case .text, .keyPath, .status: true
-            case .pathPattern, .route, .url, .entityName: false
+            case .pathPattern, .route, .url, .entityName, .pluginName: false
             }
         }
     }

@@ -65,6 +65,12 @@ final class SchemaReader {
             }
         }
         let plugins = (root["plugins"]?.sequence ?? []).compactMap { node in node.scalarText.map { Located($0, at: node.location) } }
+        for node in root["plugins"]?.sequence ?? [] {
+            if let name = node.stringValue, !Self.isPluginName(name) {
+                // A plugin name becomes part of a file name: nothing may make it a path.
+                diagnostics.append(.error("'\(name)' is not a plugin name: use letters, digits, '-' and '_'", at: node.textLocation))
+            }
+        }
         var headers: [String: String] = [:]
         for pair in root["headers"]?.mapping ?? [] {
             if let key = pair.key.scalarText, let value = pair.value.scalarText { headers[key] = value }
@@ -97,6 +103,11 @@ final class SchemaReader {
     }
 
     // MARK: Small syntaxes
+
+    /// Whether `name` is a plugin name: one or more ASCII letters, digits, `-` and `_`.
+    static func isPluginName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "-" || $0 == "_") }
+    }
 
     func keyPath(_ node: SchemaNode?) -> KeyPath? {
         guard let node else { return nil }
