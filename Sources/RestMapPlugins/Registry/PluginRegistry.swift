@@ -50,11 +50,19 @@ public struct PluginRegistry: Sendable {
             bodyDecoders: Plugin.bodyDecoders.map(ReportingTransformer.wrap)))
     }
 
-    /// Loads the plugin `librestmap-<name>.so` from the first directory of `searchPath` holding it,
-    /// and registers it.
+    /// Loads the plugin `librestmap-<name>.so` from the first directory of `searchPath` holding it
+    /// (for a first-party name, of its first-party directories), and registers it.
+    /// - Throws: `PluginError.notAPlugin` when the library declares another name than its file's,
+    ///   so that no library can take the namespace of another plugin.
     @discardableResult
     public mutating func load(named name: String, searchPath: PluginSearchPath) throws(PluginError) -> PluginInfo {
-        try load(path: searchPath.locate(name))
+        let path = try searchPath.locate(name)
+        let plugin = try PluginLoader.load(path: path)
+        guard plugin.name == name else {
+            throw PluginError.notAPlugin(path: path, reason: "it declares the plugin name '\(plugin.name)', not '\(name)'")
+        }
+        try add(plugin)
+        return plugin
     }
 
     /// Loads the plugin library at `path` and registers it.
