@@ -28,7 +28,8 @@ struct PluginsCommand: ParsableCommand {
         }
         for candidate in candidates {
             do {
-                print(describe(try PluginLoader.load(path: candidate.path)))
+                var registry = PluginRegistry()
+                print(describe(try registry.load(path: candidate.path)))
             } catch {
                 print("\(candidate.name)  (cannot load)  \(candidate.path)\n  error: \(error)\n")
             }
