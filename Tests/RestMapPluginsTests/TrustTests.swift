@@ -1,4 +1,6 @@
 import Foundation
+import RestMap
+import RestMapDates
 import RestMapPlugins
 import Testing
 
@@ -120,6 +122,24 @@ import Testing
         #expect(throws: PluginError.notFound(name: "dates", searched: [], untrusted: [directory.path + "/librestmap-dates.so"])) {
             try embedded.locate("dates")
         }
+    }
+
+    @Test func anEmbedderLinkingDatesInProcessIgnoresTheCopyBesideTheSchema() throws {
+        let folder = try temporaryDirectory()
+        let marker = folder.appendingPathComponent("marker")
+        let copy = try Self.hostileLibrary(named: "librestmap-dates.so", in: folder, marker: marker)
+        let schema = folder.appendingPathComponent("schema.yaml").path
+        try "restmap: 1\nplugins: [dates]\nentities:\n  E:\n    attributes:\n      at: { from: at, type: date }\nresponses:\n  - { entity: E }\n"
+            .write(toFile: schema, atomically: true, encoding: .utf8)
+        var linked = PluginRegistry()
+        try linked.register(DatesPlugin.self)
+        let prepared = PreparedSchema.load(contentsOf: schema, plugins: linked)
+        #expect(prepared.schema != nil)
+        #expect(prepared.plugins.plugins.first { $0.name == "dates" }?.path == nil, "dates must stay the linked one")
+        #expect(prepared.diagnostics.map(\.description) == [
+            "\(schema):2:11: warning: ignored \(copy): 'dates' is a first-party plugin, taken only from the restmap binary's folder or the installed plugin folder",
+        ])
+        #expect(!FileManager.default.fileExists(atPath: marker.path), "the constructor ran")
     }
 
     @Test func pluginsBesideTheSchemaAreNamedButNotSearched() throws {
