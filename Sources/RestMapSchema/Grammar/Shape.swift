@@ -46,7 +46,8 @@ public indirect enum Shape: Sendable {
         case .choice:
             var kinds: [String] = []
             for kind in alternativeKinds where !kinds.contains(kind) { kinds.append(kind) }
-            return kinds.count == 1 ? kinds[0] : kinds.dropLast().joined(separator: ", ") + " or " + kinds.last!
+            guard let last = kinds.last, kinds.count > 1 else { return kinds.first ?? "a value" }
+            return kinds.dropLast().joined(separator: ", ") + " or " + last
         }
     }
 }

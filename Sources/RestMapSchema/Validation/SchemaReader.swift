@@ -284,7 +284,7 @@ final class SchemaReader {
         guard let catalog = options.transformers else { return }
         if let plugin = step.pluginName, !catalog.loadedPlugins.contains(plugin) { return }  // reported where plugins load
         guard let arguments = catalog.transformers[step.name] else {
-            let names = catalog.transformers.keys.filter { step.pluginName == nil || $0.hasPrefix(step.pluginName! + ".") }
+            let names = catalog.transformers.keys.filter { name in step.pluginName.map { name.hasPrefix($0 + ".") } ?? true }
             let owner = step.pluginName.map { "plugin '\($0)' has no transformer" } ?? "unknown transformer"
             diagnostics.append(.error("\(owner) '\(step.name)'\(Suggestions.hint(for: step.name, in: names))", at: step.location))
             return
@@ -352,7 +352,7 @@ final class SchemaReader {
         let otherwise: DynamicFallback = switch node["otherwise"]?.stringValue {
         case nil, "skip": .skip
         case "error": .error
-        case let name?: .entity(Located(name, at: node["otherwise"]!.textLocation))
+        case let name?: .entity(Located(name, at: node["otherwise"]!.textLocation))  // Total: the case read its string.
         }
         return DynamicEntity(by: by, cases: cases, otherwise: otherwise)
     }
