@@ -6,7 +6,7 @@ struct MongoHQTests {
     static let key = ["MongoHQ-API-Token": "sample-api-key"]
 
     @Test func databasesNeedTheAPIKeyInTheHeaderOrTheQuery() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let missing = try server.send("GET", "/databases")
             #expect(missing.status == 401)
             #expect(try missing.json()["code"]?.int == 1001)
@@ -20,7 +20,7 @@ struct MongoHQTests {
     }
 
     @Test func collectionsAndDocumentsOfTheSample() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let collections = try server.json("GET", "/databases/Test/collections", headers: Self.key)
             #expect(collections.column("name") == ["movies", "some_collection"])
             #expect(collections.column("count") == ["3", "0"])
@@ -35,7 +35,7 @@ struct MongoHQTests {
     }
 
     @Test func unknownDatabaseIsTheSeedsError1005() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let error = try server.json("GET", "/databases/Nope/collections", headers: Self.key, status: 404)
             #expect(error["error"]?.stringValue == "No matching database associated with this account")
             #expect(error["code"]?.int == 1005)
@@ -43,7 +43,7 @@ struct MongoHQTests {
     }
 
     @Test func crudOverDatabasesCollectionsAndDocuments() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let json = ["Content-Type": "application/json"].merging(Self.key) { $1 }
             let database = try server.json("POST", "/databases", headers: json, body: Array(#"{"name": "Third", "slug": "Micro"}"#.utf8), status: 201)
             #expect(database["plan"]?.stringValue == "Micro")

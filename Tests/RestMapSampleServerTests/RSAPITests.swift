@@ -11,7 +11,7 @@ struct RSAPITests {
     }
 
     @Test func loginIssuesANewTokenEachTimeAndRefusesWrongPasswords() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let first = try Self.login(server)
             let second = try Self.login(server)
             #expect(first != second)
@@ -24,7 +24,7 @@ struct RSAPITests {
     }
 
     @Test func everyRouteNeedsTheTokenInAnyOfItsForms() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             #expect(try server.json("GET", "/api/users", status: 401)["error"]?.stringValue == "Authentication required")
             let token = try Self.login(server)
             for headers in [["Authorization": "Bearer \(token)"], ["Authorization": "Token token=\"\(token)\""], ["X-API-Token": token]] {
@@ -38,7 +38,7 @@ struct RSAPITests {
     }
 
     @Test func expiredTokensAreRefusedUntilTheNextLogin() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let token = try Self.login(server)
             #expect(try server.send("POST", "/api/tokens/expire", headers: ["X-API-Token": token]).status == 204)
             #expect(try server.json("GET", "/path/to/data", headers: ["X-API-Token": token], status: 401)["error"]?.stringValue == "Invalid or expired token")
@@ -48,7 +48,7 @@ struct RSAPITests {
     }
 
     @Test func expireTokenFaultRefusesTheFirstRequestsOfItsKey() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let token = try Self.login(server)
             let target = "/api/users/4?expire-token=1&fault-id=rsapi-expire"
             #expect(try server.send("GET", target, headers: ["X-API-Token": token]).status == 401)
@@ -57,7 +57,7 @@ struct RSAPITests {
     }
 
     @Test func usersGroupsManyAndData() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let auth = ["X-API-Token": try Self.login(server)]
             #expect(try server.json("GET", "/api/users/1", headers: auth)["name"]?.stringValue == "Michael")
             _ = try server.json("GET", "/api/users/99", headers: auth, status: 404)

@@ -4,7 +4,7 @@ import Testing
 @Suite("Starting the server")
 struct ServerStartTests {
     @Test func portZeroPrintsOneListeningLineAndServes() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             #expect(server.port > 0)
             let reply = try server.send("GET", "/accounts.json")
             #expect(reply.status == 200)
@@ -37,7 +37,7 @@ struct ServerStartTests {
     }
 
     @Test func unknownPathsAnswer404AndOtherMethods405() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let missing = try server.send("GET", "/no/such/path")
             #expect(missing.status == 404)
             #expect(try missing.json()["message"]?.stringValue == "Not Found")

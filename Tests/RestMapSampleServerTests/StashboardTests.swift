@@ -3,7 +3,7 @@ import Testing
 @Suite("Stashboard services and events")
 struct StashboardTests {
     @Test func servicesUnderTheAPIPrefix() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let services = try #require(try server.json("GET", "/api/v1/services")["services"])
             #expect(services.column("id") == ["aaron", "alex", "arrow"])
             #expect(services[0]?["current-event"]?["status"]?["name"]?.stringValue == "Up")
@@ -14,7 +14,7 @@ struct StashboardTests {
     }
 
     @Test func eventsOfAServiceUnderTheEventsKey() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let aaron = try #require(try server.json("GET", "/api/v1/services/aaron/events")["events"])
             #expect(aaron.column("message") == ["All systems operational.", "Investigating slow connections to aaron."])
             #expect(aaron[1]?["status"]?["level"]?.stringValue == "WARNING")

@@ -5,7 +5,7 @@ struct TaskListTests {
     static let form = ["Content-Type": "application/x-www-form-urlencoded"]
 
     @Test func taskListIsTheSeedsProjects() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let list = try server.json("GET", "/task_list")
             #expect(list.elements.map { $0["project"]?["id"]?.int } == [123, 456, 789])
             #expect(list.elements.map { $0["project"]?["tasks"]?.count } == [4, 4, 3])
@@ -14,7 +14,7 @@ struct TaskListTests {
     }
 
     @Test func formBodyCreatesATaskInItsProject() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let created = try server.json(
                 "POST", "/tasks", headers: Self.form, body: Array("task%5Bname%5D=Dry+the+cat&task[assigned_user_id]=3&task[project_id]=789".utf8), status: 201
             )
@@ -28,7 +28,7 @@ struct TaskListTests {
     }
 
     @Test func jsonBodyAndValidationErrors() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let json = ["Content-Type": "application/json"]
             let created = try server.json("POST", "/tasks", headers: json, body: Array(#"{"task": {"name": "Feed the cat", "assigned_user_id": 2}}"#.utf8), status: 201)
             #expect(created["project_id"] == nil)
@@ -38,7 +38,7 @@ struct TaskListTests {
     }
 
     @Test func updateAndDeleteATask() throws {
-        try SampleServer.with { server in
+        try SampleServer.with { server throws in
             let updated = try server.json("PUT", "/tasks/3", headers: Self.form, body: Array("task[name]=Push+to+GitHub".utf8))
             #expect(updated["name"]?.stringValue == "Push to GitHub")
             #expect(updated["project_id"]?.int == 123)
