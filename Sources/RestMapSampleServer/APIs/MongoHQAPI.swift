@@ -42,27 +42,27 @@ actor MongoHQAPI {
     }
 
     nonisolated func register(in table: inout RouteTable) {
-        func route(_ method: HTTPRequest.Method, _ path: String, _ action: @escaping @Sendable (MongoHQAPI, RouteRequest) async -> Reply) {
+        func route(_ method: HTTPRequest.Method, _ path: String, _ action: @escaping @Sendable (MongoHQAPI, RouteRequest) async throws -> Reply) {
             table.add(method, path) { request in
                 if let refusal = self.refusal(request) { return refusal }
-                return await action(self, request)
+                return try await action(self, request)
             }
         }
         let collectionPath = "/databases/:db/collections/:col"
         route(.get, "/databases") { api, _ in await api.listDatabases() }
-        route(.post, "/databases") { api, request in await api.createDatabase(request) }
-        route(.get, "/databases/:db") { api, request in await api.database(request) }
-        route(.delete, "/databases/:db") { api, request in await api.deleteDatabase(request) }
-        route(.get, "/databases/:db/collections") { api, request in await api.listCollections(request) }
-        route(.post, "/databases/:db/collections") { api, request in await api.createCollection(request) }
-        route(.get, collectionPath) { api, request in await api.collection(request) }
-        route(.put, collectionPath) { api, request in await api.renameCollection(request) }
-        route(.delete, collectionPath) { api, request in await api.deleteCollection(request) }
-        route(.get, collectionPath + "/documents") { api, request in await api.listDocuments(request) }
-        route(.post, collectionPath + "/documents") { api, request in await api.createDocument(request) }
-        route(.get, collectionPath + "/documents/:id") { api, request in await api.document(request) }
-        route(.put, collectionPath + "/documents/:id") { api, request in await api.replaceDocument(request) }
-        route(.delete, collectionPath + "/documents/:id") { api, request in await api.deleteDocument(request) }
+        route(.post, "/databases") { api, request in try await api.createDatabase(request) }
+        route(.get, "/databases/:db") { api, request in try await api.database(request) }
+        route(.delete, "/databases/:db") { api, request in try await api.deleteDatabase(request) }
+        route(.get, "/databases/:db/collections") { api, request in try await api.listCollections(request) }
+        route(.post, "/databases/:db/collections") { api, request in try await api.createCollection(request) }
+        route(.get, collectionPath) { api, request in try await api.collection(request) }
+        route(.put, collectionPath) { api, request in try await api.renameCollection(request) }
+        route(.delete, collectionPath) { api, request in try await api.deleteCollection(request) }
+        route(.get, collectionPath + "/documents") { api, request in try await api.listDocuments(request) }
+        route(.post, collectionPath + "/documents") { api, request in try await api.createDocument(request) }
+        route(.get, collectionPath + "/documents/:id") { api, request in try await api.document(request) }
+        route(.put, collectionPath + "/documents/:id") { api, request in try await api.replaceDocument(request) }
+        route(.delete, collectionPath + "/documents/:id") { api, request in try await api.deleteDocument(request) }
     }
 
     // MARK: Auth and errors
@@ -85,26 +85,41 @@ actor MongoHQAPI {
     private static let noDocument = failure(.notFound, "No matching document associated with this collection", code: 1007)
     private static let notAnObject = failure(.badRequest, "The body must be a JSON object", code: 1000)
 
-    private func databaseIndex(_ request: RouteRequest) -> Int? {
-        databases.firstIndex { $0.name == request.parameter("db") }
+    private func databaseIndex(_ request: RouteRequest) throws(ReplyError) -> Int {
+        guard let index = databases.firstIndex(where: { $0.name == request.parameter("db") }) else { throw ReplyError(Self.noDatabase) }
+        return index
     }
 
-    /// The database and collection indexes of the request, or the 404 to answer.
-    private func collectionIndex(_ request: RouteRequest) -> Result<(Int, Int), ReplyError> {
-        guard let database = databaseIndex(request) else { return .failure(ReplyError(Self.noDatabase)) }
+    /// The database and collection indexes of the request.
+    private func collectionIndex(_ request: RouteRequest) throws(ReplyError) -> (database: Int, collection: Int) {
+        let database = try databaseIndex(request)
         guard let collection = databases[database].collections.firstIndex(where: { $0.name == request.parameter("col") }) else {
-            return .failure(ReplyError(Self.noCollection))
+            throw ReplyError(Self.noCollection)
         }
-        return .success((database, collection))
+        return (database, collection)
     }
 
-    /// A `name` string in the body, or the error to answer.
-    private static func name(in request: RouteRequest, what: String) -> Result<String, ReplyError> {
-        guard let body = request.bodyObject() else { return .failure(ReplyError(notAnObject)) }
-        guard let name = body["name"]?.stringValue, !name.isEmpty else {
-            return .failure(ReplyError(failure(.unprocessableContent, "\(what) name required", code: 1002)))
+    /// The database, collection and document indexes of the request.
+    private func documentIndex(_ request: RouteRequest) throws(ReplyError) -> (database: Int, collection: Int, document: Int) {
+        let (database, collection) = try collectionIndex(request)
+        let id = request.parameter("id")
+        guard let document = databases[database].collections[collection].documents.firstIndex(where: { Self.identifier(of: $0) == id }) else {
+            throw ReplyError(Self.noDocument)
         }
-        return .success(name)
+        return (database, collection, document)
+    }
+
+    /// The non-empty `name` string of a JSON body.
+    private static func name(in request: RouteRequest, what: String) throws(ReplyError) -> String {
+        guard let body = request.bodyObject() else { throw ReplyError(notAnObject) }
+        guard let name = body["name"]?.stringValue, !name.isEmpty else {
+            throw ReplyError(failure(.unprocessableContent, "\(what) name required", code: 1002))
+        }
+        return name
+    }
+
+    private static func alreadyExists(_ what: String) -> Reply {
+        failure(.conflict, "\(what) already exists", code: 1003)
     }
 
     // MARK: Databases
@@ -113,15 +128,9 @@ actor MongoHQAPI {
         .json(.array(databases.map(\.json)))
     }
 
-    private func createDatabase(_ request: RouteRequest) -> Reply {
-        let name: String
-        switch Self.name(in: request, what: "Database") {
-        case .success(let value): name = value
-        case .failure(let error): return error.reply
-        }
-        guard !databases.contains(where: { $0.name == name }) else {
-            return Self.failure(.conflict, "Database already exists", code: 1003)
-        }
+    private func createDatabase(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let name = try Self.name(in: request, what: "Database")
+        guard !databases.contains(where: { $0.name == name }) else { return Self.alreadyExists("Database") }
         let plan = request.bodyObject()?["slug"]?.stringValue ?? "Sandbox"
         let json = JSONValue.object([
             "hostname": .string("sandbox.mongohq.com"), "name": .string(name), "plan": .string(plan),
@@ -131,89 +140,64 @@ actor MongoHQAPI {
         return .json(json, status: .created)
     }
 
-    private func database(_ request: RouteRequest) -> Reply {
-        guard let index = databaseIndex(request) else { return Self.noDatabase }
-        return .json(databases[index].json)
+    private func database(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        .json(databases[try databaseIndex(request)].json)
     }
 
-    private func deleteDatabase(_ request: RouteRequest) -> Reply {
-        guard let index = databaseIndex(request) else { return Self.noDatabase }
-        databases.remove(at: index)
+    private func deleteDatabase(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        databases.remove(at: try databaseIndex(request))
         return .noContent
     }
 
     // MARK: Collections
 
-    private func listCollections(_ request: RouteRequest) -> Reply {
-        guard let index = databaseIndex(request) else { return Self.noDatabase }
-        return .json(.array(databases[index].collections.map(\.json)))
+    private func listCollections(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        .json(.array(databases[try databaseIndex(request)].collections.map(\.json)))
     }
 
-    private func createCollection(_ request: RouteRequest) -> Reply {
-        guard let database = databaseIndex(request) else { return Self.noDatabase }
-        let name: String
-        switch Self.name(in: request, what: "Collection") {
-        case .success(let value): name = value
-        case .failure(let error): return error.reply
-        }
-        guard !databases[database].collections.contains(where: { $0.name == name }) else {
-            return Self.failure(.conflict, "Collection already exists", code: 1003)
-        }
+    private func createCollection(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let database = try databaseIndex(request)
+        let name = try Self.name(in: request, what: "Collection")
+        guard !databases[database].collections.contains(where: { $0.name == name }) else { return Self.alreadyExists("Collection") }
         let collection = Collection(name: name, indexCount: 1, storageSize: 8192, documents: [])
         databases[database].collections.append(collection)
         return .json(collection.json, status: .created)
     }
 
-    private func collection(_ request: RouteRequest) -> Reply {
-        switch collectionIndex(request) {
-        case .success(let (database, collection)): .json(databases[database].collections[collection].json)
-        case .failure(let error): error.reply
-        }
+    private func collection(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let (database, collection) = try collectionIndex(request)
+        return .json(databases[database].collections[collection].json)
     }
 
-    private func renameCollection(_ request: RouteRequest) -> Reply {
-        let (database, collection): (Int, Int)
-        switch collectionIndex(request) {
-        case .success(let indexes): (database, collection) = indexes
-        case .failure(let error): return error.reply
-        }
-        switch Self.name(in: request, what: "Collection") {
-        case .success(let name):
-            let taken = databases[database].collections.indices.contains { $0 != collection && databases[database].collections[$0].name == name }
-            guard !taken else { return Self.failure(.conflict, "Collection already exists", code: 1003) }
-            databases[database].collections[collection].name = name
-            return .json(databases[database].collections[collection].json)
-        case .failure(let error): return error.reply
-        }
+    private func renameCollection(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let (database, collection) = try collectionIndex(request)
+        let name = try Self.name(in: request, what: "Collection")
+        let collections = databases[database].collections
+        guard !collections.indices.contains(where: { $0 != collection && collections[$0].name == name }) else { return Self.alreadyExists("Collection") }
+        databases[database].collections[collection].name = name
+        return .json(databases[database].collections[collection].json)
     }
 
-    private func deleteCollection(_ request: RouteRequest) -> Reply {
-        switch collectionIndex(request) {
-        case .success(let (database, collection)):
-            databases[database].collections.remove(at: collection)
-            return .noContent
-        case .failure(let error): return error.reply
-        }
+    private func deleteCollection(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let (database, collection) = try collectionIndex(request)
+        databases[database].collections.remove(at: collection)
+        return .noContent
     }
 
     // MARK: Documents
 
-    private func listDocuments(_ request: RouteRequest) -> Reply {
-        switch collectionIndex(request) {
-        case .success(let (database, collection)):
-            guard let skip = request.integer(["skip"], default: 0), skip >= 0,
-                  let limit = request.integer(["limit"], default: Int.max), limit >= 0 else {
-                return Self.failure(.badRequest, "skip and limit must be non-negative integers", code: 1000)
-            }
-            let documents = databases[database].collections[collection].documents
-            return .json(.array(Array(documents.dropFirst(skip).prefix(limit))))
-        case .failure(let error): return error.reply
+    private func listDocuments(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let (database, collection) = try collectionIndex(request)
+        guard let skip = request.integer(["skip"], default: 0), skip >= 0,
+              let limit = request.integer(["limit"], default: Int.max), limit >= 0 else {
+            return Self.failure(.badRequest, "skip and limit must be non-negative integers", code: 1000)
         }
+        return .json(.array(Array(databases[database].collections[collection].documents.dropFirst(skip).prefix(limit))))
     }
 
     /// The document of a body: `{"document": {…}}` or the bare object.
-    private static func document(in request: RouteRequest) -> JSONValue? {
-        guard let body = request.bodyObject() else { return nil }
+    private static func document(in request: RouteRequest) throws(ReplyError) -> JSONValue {
+        guard let body = request.bodyObject() else { throw ReplyError(notAnObject) }
         if let wrapped = body["document"], case .object = wrapped { return wrapped }
         return body
     }
@@ -223,66 +207,37 @@ actor MongoHQAPI {
         document["_id"]?.stringValue ?? document["_id"]?["$oid"]?.stringValue
     }
 
-    private func createDocument(_ request: RouteRequest) -> Reply {
-        let (database, collection): (Int, Int)
-        switch collectionIndex(request) {
-        case .success(let indexes): (database, collection) = indexes
-        case .failure(let error): return error.reply
-        }
-        guard var document = Self.document(in: request) else { return Self.notAnObject }
+    private func createDocument(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let (database, collection) = try collectionIndex(request)
+        var document = try Self.document(in: request)
         if document["_id"] == nil {
             let hex = String(nextObjectID, radix: 16)
             nextObjectID += 1
             let oid = "5a17e5000000000000" + String(repeating: "0", count: max(0, 6 - hex.count)) + hex
-            document = .object([JSONValue.Member(key: "_id", value: .object(["$oid": .string(oid)]))] + (document.members))
+            document = .object([JSONValue.Member(key: "_id", value: .object(["$oid": .string(oid)]))] + document.members)
         }
         databases[database].collections[collection].documents.append(document)
         return .json(document, status: .created)
     }
 
-    private func documentIndex(_ request: RouteRequest) -> Result<(Int, Int, Int), ReplyError> {
-        switch collectionIndex(request) {
-        case .success(let (database, collection)):
-            let id = request.parameter("id")
-            guard let document = databases[database].collections[collection].documents.firstIndex(where: { Self.identifier(of: $0) == id }) else {
-                return .failure(ReplyError(Self.noDocument))
-            }
-            return .success((database, collection, document))
-        case .failure(let error): return .failure(error)
-        }
+    private func document(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let (database, collection, document) = try documentIndex(request)
+        return .json(databases[database].collections[collection].documents[document])
     }
 
-    private func document(_ request: RouteRequest) -> Reply {
-        switch documentIndex(request) {
-        case .success(let (database, collection, document)): .json(databases[database].collections[collection].documents[document])
-        case .failure(let error): error.reply
-        }
+    private func replaceDocument(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let (database, collection, index) = try documentIndex(request)
+        let replacement = try Self.document(in: request)
+        let identifier = databases[database].collections[collection].documents[index]["_id"] ?? .null
+        let document = JSONValue.object([JSONValue.Member(key: "_id", value: identifier)] + replacement.members.filter { $0.key != "_id" })
+        databases[database].collections[collection].documents[index] = document
+        return .json(document)
     }
 
-    private func replaceDocument(_ request: RouteRequest) -> Reply {
-        switch documentIndex(request) {
-        case .success(let (database, collection, index)):
-            guard var document = Self.document(in: request) else { return Self.notAnObject }
-            let identifier = databases[database].collections[collection].documents[index]["_id"] ?? .null
-            document = .object([JSONValue.Member(key: "_id", value: identifier)] + document.members.filter { $0.key != "_id" })
-            databases[database].collections[collection].documents[index] = document
-            return .json(document)
-        case .failure(let error): return error.reply
-        }
-    }
-
-    private func deleteDocument(_ request: RouteRequest) -> Reply {
-        switch documentIndex(request) {
-        case .success(let (database, collection, index)):
-            databases[database].collections[collection].documents.remove(at: index)
-            return .noContent
-        case .failure(let error): return error.reply
-        }
+    private func deleteDocument(_ request: RouteRequest) throws(ReplyError) -> Reply {
+        let (database, collection, index) = try documentIndex(request)
+        databases[database].collections[collection].documents.remove(at: index)
+        return .noContent
     }
 }
 
-/// A reply carried as an error, for lookups that either find something or answer with it.
-struct ReplyError: Error {
-    var reply: Reply
-    init(_ reply: Reply) { self.reply = reply }
-}

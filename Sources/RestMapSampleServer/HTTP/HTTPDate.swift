@@ -1,17 +1,21 @@
 import Foundation
 
-/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form of `Last-Modified` and `Retry-After`.
+/// The timestamp forms the server writes: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) for
+/// `Last-Modified` and `Retry-After`, ISO 8601 (`2011-01-26T19:06:43Z`) in bodies.
 enum HTTPDate {
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     static func format(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(weekdays[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) "
-            + "\(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+        let parts = utc(date)
+        return "\(weekdays[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        let parts = utc(date)
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// Parses an IMF-fixdate; `nil` for anything else.
@@ -30,15 +34,13 @@ enum HTTPDate {
         parts.tm_sec = clock[2]
         return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
     }
-}
 
-extension HTTPDate {
-    /// `2011-01-26T19:06:43Z`, the form of GitHub's and the articles' timestamps.
-    static func iso8601(_ date: Date) -> String {
+    private static func utc(_ date: Date) -> tm {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        return parts
     }
+
+    private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
 }

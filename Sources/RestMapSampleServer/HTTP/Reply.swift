@@ -40,6 +40,13 @@ struct Reply: Sendable {
     }
 }
 
+/// A reply thrown by a route's helper (a lookup that failed answers its 404 this way);
+/// the responder answers it as it is.
+struct ReplyError: Error {
+    var reply: Reply
+    init(_ reply: Reply) { self.reply = reply }
+}
+
 /// One header field (HTTPTypes' `HTTPField`, reached through the `HTTPFields` Hummingbird exports).
 typealias HTTPField = HTTPFields.Element
 

@@ -33,8 +33,8 @@ struct RouteRequest: Sendable {
         parameters[name] ?? ""
     }
 
-    /// The body as a JSON object: form bodies (Rails-style nesting) by `Content-Type`, else JSON.
-    /// `nil` when the body is not valid JSON.
+    /// The body as a JSON object: a form body (Rails-style nesting) by `Content-Type`, else a JSON object.
+    /// `nil` when the body is neither.
     func bodyObject() -> JSONValue? {
         let contentType = headers[.contentType]?.lowercased() ?? ""
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
@@ -78,7 +78,7 @@ struct RouteTable: Sendable {
         case notFound
     }
 
-    /// Finds the route for a method and a (percent-decoded per segment) path.
+    /// Finds the route for a method and a path as sent; parameters are percent-decoded.
     func match(_ method: HTTPRequest.Method, path: String) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var pathMatched = false

@@ -64,6 +64,8 @@ struct SampleResponder: HTTPResponder {
             )
             do {
                 return (Conditional.apply(to: try await handler(routeRequest), request: routeRequest), faults)
+            } catch let error as ReplyError {
+                return (error.reply, faults)
             } catch {
                 logger.error("\(request.method.rawValue) \(path) failed: \(error)")
                 return (.error(.internalServerError, "error", "internal error"), faults)
