@@ -117,6 +117,13 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "ClientBenchmarks",
+            path: "Benchmarks/ClientBenchmarks",
+            exclude: ["peer.py", "repositories.yaml"],
+            swiftSettings: strictSettings
+        ),
+
+        .executableTarget(
             name: "PluginBenchmarks",
             dependencies: ["RestMapPlugins", "RestMapDates"],
             path: "Benchmarks/PluginBenchmarks",
