@@ -36,7 +36,7 @@ public struct Mapper: Sendable {
     /// dry run can walk the same (decoded) document instead of parsing the body again.
     func mapAndKeepDocument(_ response: Response, options: MappingOptions) throws(MappingFailure)
         -> (result: MappingResult, document: JSONDocument?) {
-        let path = relativePath(response.path)
+        let path = relativePath(response.responseURL ?? response.path)
         let matched = matchingDescriptors(method: response.method, path: path, status: response.status)
         var parameters = response.parameters
         for (_, extracted) in matched { parameters.merge(extracted) { given, _ in given } }
@@ -129,7 +129,7 @@ public struct Mapper: Sendable {
     }
 
     /// The body as a JSON document, through a plugin's body decoder for non-JSON media types.
-    private func parse(_ response: Response) throws(MappingFailure) -> JSONDocument {
+    func parse(_ response: Response) throws(MappingFailure) -> JSONDocument {
         var bytes = response.body
         if let mediaType = nonJSONMediaType(of: response) {
             if let decoder = plan.plugins.bodyDecoder(forMediaType: mediaType) {
