@@ -10,6 +10,8 @@ struct RestMapCommand: AsyncParsableCommand {
             MapCommand.self,
             SchemaCommand.self,
             PluginsCommand.self,
+            StoreCommand.self,
+            SeedCommand.self,
         ]
     )
 }

@@ -13,12 +13,21 @@ import RestMapJSON
 /// | date | REAL | Unix seconds (UTC instants sort numerically) |
 /// | decimal | TEXT | the exact decimal text (`19.99`), never a double |
 /// | string, url | TEXT | the text, the absolute URL |
-/// | any, [T] | TEXT | JSON text, numbers exact |
+/// | [T] | TEXT | JSON text, numbers exact |
+/// | any | ANY | strings as TEXT, integers as INTEGER, doubles as REAL; anything else (booleans, decimals, arrays, objects) as a BLOB of JSON text |
 enum ColumnCoding {
     /// The stored form of a value in a column of `type` (a schema attribute type name).
     static func encode(_ value: Value, type: String) -> DatabaseValue {
         if case .null = value { return .null }
-        if type == "any" || type.hasPrefix("[") { return json(value).databaseValue }
+        if type.hasPrefix("[") { return json(value).databaseValue }
+        if type == "any" {
+            switch value {
+            case .string(let string): return string.databaseValue
+            case .integer(let integer): return integer.databaseValue
+            case .number(let number): return number.databaseValue
+            default: return Data(json(value).utf8).databaseValue
+            }
+        }
         switch value {
         case .null: return .null
         case .bool(let bool): return (bool ? 1 : 0).databaseValue
@@ -32,13 +41,15 @@ enum ColumnCoding {
         }
     }
 
-    /// The value of a stored column; `nil` (absent) for SQL NULL.
-    static func decode(_ stored: DatabaseValue, type: String) -> Value? {
+    /// The value of a stored column. SQL NULL reads as `null`: the store does not tell an
+    /// attribute mapped to null from one never mapped.
+    static func decode(_ stored: DatabaseValue, type: String) -> Value {
         switch stored.storage {
         case .null:
-            return nil
+            return .null
         case .int64(let integer):
             switch type {
+            case "any": return .integer(integer)
             case "boolean": return .bool(integer != 0)
             case "date": return .date(Date(timeIntervalSince1970: TimeInterval(integer)))
             case "number": return .number(Double(integer))
@@ -50,13 +61,12 @@ enum ColumnCoding {
             switch type {
             case "decimal": return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map(Value.decimal) ?? .string(text)
             case "url": return URL(string: text).map(Value.url) ?? .string(text)
-            case "any": return (try? JSONDocument(string: text)).map { Value(json: $0.root) } ?? .string(text)
             default:
                 if type.hasPrefix("["), let document = try? JSONDocument(string: text) { return Value(json: document.root) }
                 return .string(text)
             }
         case .blob(let data):
-            return .string(String(decoding: data, as: UTF8.self))
+            return (try? JSONDocument(bytes: Array(data))).map { Value(json: $0.root) } ?? .string(String(decoding: data, as: UTF8.self))
         }
     }
 

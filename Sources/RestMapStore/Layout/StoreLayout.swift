@@ -31,7 +31,8 @@ struct StoreLayout: Codable, Equatable, Sendable {
             switch type {
             case "integer", "boolean": "INTEGER"
             case "number", "date": "REAL"
-            default: "TEXT"   // string, url, decimal (exact text), any and arrays (JSON text)
+            case "any": "ANY"
+            default: "TEXT"   // string, url, decimal (exact text), arrays (JSON text)
             }
         }
     }

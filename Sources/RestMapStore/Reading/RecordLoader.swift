@@ -158,7 +158,7 @@ struct RecordLoader {
         let byRowID = Dictionary(rows.map { ($0[0] as Int64, $0) }, uniquingKeysWith: { first, _ in first })
         return rowIDs.compactMap { rowID in
             guard let row = byRowID[rowID] else { return nil }
-            let values = table.columns.enumerated().map { offset, column in ColumnCoding.decode(row[1 + offset], type: column.type) }
+            let values: [Value?] = table.columns.enumerated().map { offset, column in ColumnCoding.decode(row[1 + offset], type: column.type) }
             var links: [(String, [Key])] = []
             for (offset, link) in linkColumns.enumerated() {
                 let target: Int64? = row[1 + table.columns.count + offset]

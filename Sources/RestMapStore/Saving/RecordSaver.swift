@@ -136,14 +136,14 @@ struct RecordSaver: Sendable {
                 let rowID: Int64 = row[0]
                 var storedLinks: [String: DatabaseValue] = [:]
                 for (offset, name) in linkColumns.enumerated() { storedLinks[name] = row[1 + table.columns.count + offset] }
+                let changed = values.indices.filter { slot in values[slot].map { $0 != (row[1 + slot] as DatabaseValue) } ?? false }
+                guard !changed.isEmpty else { return Saved(rowID: rowID, outcome: .unchanged, storedLinks: storedLinks) }
                 if let version = rules.modifiedBy[table.entity], let slot = table.columnIndex(version), let new = values[slot] {
                     let old: DatabaseValue = row[1 + slot]
                     if !old.isNull, !ColumnCoding.isNewer(new, than: old, type: table.columns[slot].type) {
                         return Saved(rowID: rowID, outcome: .skipped, storedLinks: storedLinks)
                     }
                 }
-                let changed = values.indices.filter { slot in values[slot].map { $0 != (row[1 + slot] as DatabaseValue) } ?? false }
-                guard !changed.isEmpty else { return Saved(rowID: rowID, outcome: .unchanged, storedLinks: storedLinks) }
                 let assignments = changed.map { "\(q(table.columns[$0].name)) = ?" }.joined(separator: ", ")
                 try db.cachedStatement(sql: "UPDATE \(q(table.entity)) SET \(assignments) WHERE \(q(StoreSQL.rowID)) = ?")
                     .execute(arguments: StatementArguments(changed.map { values[$0]! } + [rowID.databaseValue]))
@@ -204,10 +204,16 @@ struct RecordSaver: Sendable {
             for pair in link.connections {
                 guard let local = table.columns.first(where: { $0.name == pair.local }),
                       targetTable.columnIndex(pair.target) != nil else { return nil }
-                let isList = local.type == "any" || local.type.hasPrefix("[")
-                parts.append(isList
-                    ? "t.\(q(pair.target)) IN (SELECT value FROM json_each(s.\(q(pair.local))))"
-                    : "t.\(q(pair.target)) = s.\(q(pair.local))")
+                let targetValue = "t.\(q(pair.target))", localValue = "s.\(q(pair.local))"
+                if local.type.hasPrefix("[") {
+                    parts.append("\(targetValue) IN (SELECT value FROM json_each(\(localValue)))")
+                } else if local.type == "any" {
+                    // A scalar compares directly; an array (a JSON blob) matches any of its items.
+                    parts.append("(\(targetValue) = \(localValue) OR \(targetValue) IN (SELECT value FROM json_each("
+                        + "CASE WHEN typeof(\(localValue)) = 'blob' THEN CAST(\(localValue) AS TEXT) ELSE '[]' END)))")
+                } else {
+                    parts.append("\(targetValue) = \(localValue)")
+                }
             }
             return parts.joined(separator: " AND ")
         }
