@@ -24,6 +24,10 @@ public final class RecordStore: Sendable {
     public let path: String
     let layout: StoreLayout
     let rules: StoreRules
+    /// Per-record SQL of every table, by entity.
+    let statements: [String: TableSQL]
+    /// Entities in the order a save writes them (`StoreLayout.saveOrder`).
+    let saveOrder: [String]
     let pool: DatabasePool
 
     /// Opens (or creates) the store at `path` for the mapper's schema.
@@ -37,6 +41,8 @@ public final class RecordStore: Sendable {
         self.path = path
         rules = try StoreRules(schema: mapper.schema, mapper: mapper)
         layout = try StoreLayout(schema: mapper.schema, rules: rules)
+        statements = Dictionary(uniqueKeysWithValues: layout.tables.map { ($0.entity, TableSQL($0)) })
+        saveOrder = layout.saveOrder
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         configuration.label = "RestMapStore"

@@ -100,6 +100,20 @@ struct StoreLayout: Codable, Equatable, Sendable {
 
     func table(_ entity: String) -> Table? { tables.first { $0.entity == entity } }
 
+    /// Entities in saving order: the targets of to-one foreign keys before the entities that
+    /// point at them (depth first; a cycle is broken where it is met).
+    var saveOrder: [String] {
+        var order: [String] = []
+        var visiting = Set<String>()
+        func visit(_ entity: String) {
+            guard !order.contains(entity), visiting.insert(entity).inserted, let table = table(entity) else { return }
+            for link in table.links where link.isColumn { visit(link.targets[0]) }
+            order.append(entity)
+        }
+        for table in tables { visit(table.entity) }
+        return order
+    }
+
     // MARK: Comparing layouts
 
     /// What changed from the stored layout to this one: additive steps to migrate, and the
@@ -172,11 +186,62 @@ enum StoreSQL {
     static let fetchesTable = "rm_fetches"
 
     /// A quoted SQL identifier.
-    static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func quote(_ name: String) -> String {
+        "\"" + (name.contains("\"") ? name.replacingOccurrences(of: "\"", with: "\"\"") : name) + "\""
+    }
 
     /// The join table of a relationship stored as one: `"Project.tasks"`.
     static func joinTable(_ entity: String, _ link: String) -> String { quote("\(entity).\(link)") }
 
     /// The external-content FTS5 table of an entity: `"Collection.search"`.
     static func searchTable(_ entity: String) -> String { quote("\(entity).search") }
+}
+
+/// The SQL of one table's per-record statements, built once when the store opens.
+struct TableSQL: Sendable {
+    let table: StoreLayout.Table
+    /// Quoted column names by slot: the attributes, then the foreign-key columns.
+    let columns: [String]
+    /// Slots of the identification attributes (empty when the entity has none).
+    let identity: [Int]
+    /// Names of the to-one relationships stored as foreign-key columns.
+    let linkColumns: [String]
+    /// Selects `rm_id`, every attribute and every link column of the row with an identity.
+    let selectByIdentity: String
+    let deleteByIdentity: String
+    /// Inserts every column (the common case: the response mapped them all).
+    let insertAll: String
+    /// `UPDATE "Entity" SET "link" = ? WHERE rm_id = ?`, by link name.
+    let updateLink: [String: String]
+
+    init(_ table: StoreLayout.Table) {
+        let q = StoreSQL.quote
+        self.table = table
+        linkColumns = table.links.filter(\.isColumn).map(\.name)
+        columns = (table.columns.map(\.name) + linkColumns).map(q)
+        let identity = table.identity.compactMap(table.columnIndex)
+        self.identity = identity.count == table.identity.count ? identity : []
+        let name = q(table.entity)
+        let condition = self.identity.map { "\(q(table.columns[$0].name)) = ?" }.joined(separator: " AND ")
+        let selected = ([StoreSQL.rowID] + table.columns.map(\.name) + linkColumns).map(q).joined(separator: ", ")
+        selectByIdentity = "SELECT \(selected) FROM \(name) WHERE \(condition)"
+        deleteByIdentity = "DELETE FROM \(name) WHERE \(condition)"
+        insertAll = columns.isEmpty ? "INSERT INTO \(name) DEFAULT VALUES"
+            : "INSERT INTO \(name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        updateLink = Dictionary(uniqueKeysWithValues: linkColumns.map { ($0, "UPDATE \(name) SET \(q($0)) = ? WHERE \(q(StoreSQL.rowID)) = ?") })
+    }
+
+    /// Inserts the columns at `slots`.
+    func insert(_ slots: [Int]) -> String {
+        guard slots.count < columns.count else { return insertAll }
+        guard !slots.isEmpty else { return "INSERT INTO \(StoreSQL.quote(table.entity)) DEFAULT VALUES" }
+        return "INSERT INTO \(StoreSQL.quote(table.entity)) (\(slots.map { columns[$0] }.joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: slots.count).joined(separator: ", ")))"
+    }
+
+    /// Updates the columns at `slots` of one row (the row id is the last argument).
+    func update(_ slots: [Int]) -> String {
+        "UPDATE \(StoreSQL.quote(table.entity)) SET \(slots.map { "\(columns[$0]) = ?" }.joined(separator: ", ")) "
+            + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?"
+    }
 }

@@ -35,16 +35,30 @@ struct RecordSaver: Sendable {
         var touched = Set<String>()
         let records = result.allRecords
 
-        // 1. Attributes: upsert by identity.
-        for record in records {
-            guard let table = layout.table(record.entity) else { continue }
-            let values = table.columns.map { column in record[column.name].value.map { ColumnCoding.encode($0, type: column.type) } }
+        // 1. Attributes: upsert by identity. Entities that to-one relationships point at go
+        //    first, so a foreign key is written with its record instead of by a second update.
+        let byEntity = Dictionary(grouping: records, by: \.entity)
+        for record in store.saveOrder.flatMap({ byEntity[$0] ?? [] }) {
+            guard let sql = store.statements[record.entity] else { continue }
+            let table = sql.table
+            var values = table.columns.map { column in record[column.name].value.map { ColumnCoding.encode($0, type: column.type) } }
+            for name in sql.linkColumns {
+                let field = record[name]
+                let targets = field.records
+                if field.isAbsent {
+                    values.append(nil)
+                } else if let target = targets.first {
+                    values.append(saved[target].map { $0.rowID.databaseValue })   // nil: not saved yet, linked in step 2
+                } else {
+                    values.append(.null)
+                }
+            }
             if isTombstone(record, table: table, values: values) {
-                summary.deletedTombstones += try deleteTombstone(table: table, values: values, db)
+                summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
                 touched.insert(table.entity)
                 continue
             }
-            let row = try upsert(table: table, values: values, db)
+            let row = try upsert(sql, values: values, db)
             saved[record] = row
             switch row.outcome {
             case .inserted: summary.inserted += 1; touched.insert(table.entity)
@@ -56,7 +70,8 @@ struct RecordSaver: Sendable {
 
         // 2. Nested relationships, from the mapping result's graph.
         for record in records {
-            guard let table = layout.table(record.entity), let row = saved[record], row.outcome != .skipped else { continue }
+            guard let sql = store.statements[record.entity], let row = saved[record], row.outcome != .skipped else { continue }
+            let table = sql.table
             var linkChanged = false
             for link in table.links where link.connections.isEmpty {
                 let field = record[link.name]
@@ -65,8 +80,7 @@ struct RecordSaver: Sendable {
                 if link.isColumn {
                     let value = related.first.map { $0.1.databaseValue } ?? .null
                     if row.storedLinks[link.name] != value {
-                        try db.cachedStatement(sql: "UPDATE \(q(table.entity)) SET \(q(link.name)) = ? WHERE \(q(StoreSQL.rowID)) = ?")
-                            .execute(arguments: [value, row.rowID])
+                        try db.cachedStatement(sql: sql.updateLink[link.name]!).execute(arguments: [value, row.rowID])
                         linkChanged = true
                     }
                 } else {
@@ -123,19 +137,19 @@ struct RecordSaver: Sendable {
 
     // MARK: Upserting
 
-    private func upsert(table: StoreLayout.Table, values: [DatabaseValue?], _ db: Database) throws -> Saved {
-        let linkColumns = table.links.filter(\.isColumn).map(\.name)
-        let identity = table.identity.compactMap(table.columnIndex)
-        let identified = !identity.isEmpty && identity.count == table.identity.count
-            && identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
+    /// Finds the record by identity and updates what changed, or inserts it. `values` holds the
+    /// attribute columns then the foreign-key columns; `nil` leaves a column as stored.
+    private func upsert(_ sql: TableSQL, values: [DatabaseValue?], _ db: Database) throws -> Saved {
+        let table = sql.table
+        let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
         if identified {
-            let selected = ([StoreSQL.rowID] + table.columns.map(\.name) + linkColumns).map(q).joined(separator: ", ")
-            let condition = identity.map { "\(q(table.columns[$0].name)) = ?" }.joined(separator: " AND ")
-            let statement = try db.cachedStatement(sql: "SELECT \(selected) FROM \(q(table.entity)) WHERE \(condition)")
-            if let row = try Row.fetchOne(statement, arguments: StatementArguments(identity.map { values[$0]! })) {
+            let statement = try db.cachedStatement(sql: sql.selectByIdentity)
+            if let row = try Row.fetchOne(statement, arguments: StatementArguments(sql.identity.map { values[$0]! })) {
                 let rowID: Int64 = row[0]
                 var storedLinks: [String: DatabaseValue] = [:]
-                for (offset, name) in linkColumns.enumerated() { storedLinks[name] = row[1 + table.columns.count + offset] }
+                for (offset, name) in sql.linkColumns.enumerated() {
+                    storedLinks[name] = values[table.columns.count + offset] ?? row[1 + table.columns.count + offset]
+                }
                 let changed = values.indices.filter { slot in values[slot].map { $0 != (row[1 + slot] as DatabaseValue) } ?? false }
                 guard !changed.isEmpty else { return Saved(rowID: rowID, outcome: .unchanged, storedLinks: storedLinks) }
                 if let version = rules.modifiedBy[table.entity], let slot = table.columnIndex(version), let new = values[slot] {
@@ -144,20 +158,15 @@ struct RecordSaver: Sendable {
                         return Saved(rowID: rowID, outcome: .skipped, storedLinks: storedLinks)
                     }
                 }
-                let assignments = changed.map { "\(q(table.columns[$0].name)) = ?" }.joined(separator: ", ")
-                try db.cachedStatement(sql: "UPDATE \(q(table.entity)) SET \(assignments) WHERE \(q(StoreSQL.rowID)) = ?")
+                try db.cachedStatement(sql: sql.update(changed))
                     .execute(arguments: StatementArguments(changed.map { values[$0]! } + [rowID.databaseValue]))
                 return Saved(rowID: rowID, outcome: .updated, storedLinks: storedLinks)
             }
         }
         let present = values.indices.filter { values[$0] != nil }
-        let columns = present.map { q(table.columns[$0].name) }.joined(separator: ", ")
-        let sql = present.isEmpty
-            ? "INSERT INTO \(q(table.entity)) DEFAULT VALUES"
-            : "INSERT INTO \(q(table.entity)) (\(columns)) VALUES (\(Array(repeating: "?", count: present.count).joined(separator: ", ")))"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(present.map { values[$0]! }))
-        return Saved(rowID: db.lastInsertedRowID, outcome: .inserted,
-                     storedLinks: Dictionary(uniqueKeysWithValues: linkColumns.map { ($0, DatabaseValue.null) }))
+        try db.cachedStatement(sql: sql.insert(present)).execute(arguments: StatementArguments(present.map { values[$0]! }))
+        let links = sql.linkColumns.enumerated().map { ($1, values[table.columns.count + $0] ?? .null) }
+        return Saved(rowID: db.lastInsertedRowID, outcome: .inserted, storedLinks: Dictionary(uniqueKeysWithValues: links))
     }
 
     // MARK: Relationships
@@ -252,12 +261,9 @@ struct RecordSaver: Sendable {
     }
 
     /// Deletes the stored record a tombstone names; returns 1 when there was one, else 0.
-    private func deleteTombstone(table: StoreLayout.Table, values: [DatabaseValue?], _ db: Database) throws -> Int {
-        let identity = table.identity.compactMap(table.columnIndex)
-        guard !identity.isEmpty, identity.allSatisfy({ values[$0].map { !$0.isNull } ?? false }) else { return 0 }
-        let condition = identity.map { "\(q(table.columns[$0].name)) = ?" }.joined(separator: " AND ")
-        try db.cachedStatement(sql: "DELETE FROM \(q(table.entity)) WHERE \(condition)")
-            .execute(arguments: StatementArguments(identity.map { values[$0]! }))
+    private func deleteTombstone(_ sql: TableSQL, values: [DatabaseValue?], _ db: Database) throws -> Int {
+        guard !sql.identity.isEmpty, sql.identity.allSatisfy({ values[$0].map { !$0.isNull } ?? false }) else { return 0 }
+        try db.cachedStatement(sql: sql.deleteByIdentity).execute(arguments: StatementArguments(sql.identity.map { values[$0]! }))
         return db.changesCount
     }
 
