@@ -180,10 +180,9 @@ enum StoreSQL {
     static let rowID = "rm_id"
     /// The store's own tables.
     static let schemaTable = "rm_schema"
-    /// The root records each GET path returned last (`path`, `position`, `entity`, `record`).
+    /// Per GET path saved: `generation` (a save counter: which came last) and `roots`, the root
+    /// records it returned last, in order, as JSON `[["Entity", rm_id], …]`.
     static let pathsTable = "rm_paths"
-    /// The GET paths saved, with a save counter (`generation`) saying which came last.
-    static let fetchesTable = "rm_fetches"
 
     /// A quoted SQL identifier.
     static func quote(_ name: String) -> String {

@@ -45,9 +45,7 @@ enum StoreMigrator {
     private static func create(_ db: Database, _ layout: StoreLayout) throws {
         try db.execute(sql: """
             CREATE TABLE \(StoreSQL.schemaTable) (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-            CREATE TABLE \(StoreSQL.pathsTable) (path TEXT NOT NULL, position INTEGER NOT NULL, entity TEXT NOT NULL,
-                record INTEGER NOT NULL, PRIMARY KEY (path, position)) STRICT;
-            CREATE TABLE \(StoreSQL.fetchesTable) (path TEXT PRIMARY KEY, generation INTEGER NOT NULL) STRICT;
+            CREATE TABLE \(StoreSQL.pathsTable) (path TEXT PRIMARY KEY, generation INTEGER NOT NULL, roots TEXT NOT NULL) STRICT;
             """)
         for table in layout.tables { try createTable(table, db) }
     }

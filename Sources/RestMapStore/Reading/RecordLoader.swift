@@ -64,11 +64,13 @@ struct RecordLoader {
     }
 
     func records(forPath path: String, depth: Int, _ db: Database) throws -> [Record]? {
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM \(StoreSQL.fetchesTable) WHERE path = ?", arguments: [path]) != nil else {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM \(StoreSQL.pathsTable) WHERE path = ?", arguments: [path]) != nil else {
             return nil
         }
-        let rows = try Row.fetchAll(db, sql: "SELECT entity, record FROM \(StoreSQL.pathsTable) WHERE path = ? ORDER BY position",
-                                    arguments: [path])
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT json_extract(root.value, '$[0]'), json_extract(root.value, '$[1]')
+            FROM \(StoreSQL.pathsTable), json_each(\(StoreSQL.pathsTable).roots) AS root WHERE path = ? ORDER BY root.key
+            """, arguments: [path])
         return try load(rows.map { Key(entity: $0[0], rowID: $0[1]) }, depth: depth, db)
     }
 

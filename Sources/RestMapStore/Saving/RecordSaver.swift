@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RestMap
+import RestMapJSON
 import RestMapSchema
 
 /// Writes one mapping result inside the transaction of `RecordStore.save`.
@@ -118,19 +119,23 @@ struct RecordSaver: Sendable {
             summary.deletedOrphans += try deleteOrphans(rule, parameters: parameters, keep: keep, db)
         }
 
-        // 5. What the GET path returned, for offline reads.
+        // 5. What the GET path returned, for offline reads: the roots as `[[entity, rm_id], …]`.
         if isSuccessfulGet {
-            try db.execute(sql: "DELETE FROM \(StoreSQL.pathsTable) WHERE path = ?", arguments: [path])
-            try db.execute(sql: """
-                INSERT INTO \(StoreSQL.fetchesTable) (path, generation)
-                VALUES (?, (SELECT coalesce(max(generation), 0) + 1 FROM \(StoreSQL.fetchesTable)))
-                ON CONFLICT (path) DO UPDATE SET generation = excluded.generation
-                """, arguments: [path])
-            let statement = try db.cachedStatement(sql: "INSERT INTO \(StoreSQL.pathsTable) (path, position, entity, record) VALUES (?, ?, ?, ?)")
-            for (position, root) in result.records.enumerated() {
+            var roots = JSONWriter()
+            roots.beginArray()
+            for root in result.records {
                 guard let row = saved[root] else { continue }
-                try statement.execute(arguments: [path, position, root.entity, row.rowID])
+                roots.beginArray()
+                roots.string(root.entity)
+                roots.integer(row.rowID)
+                roots.endArray()
             }
+            roots.endArray()
+            try db.execute(sql: """
+                INSERT INTO \(StoreSQL.pathsTable) (path, generation, roots)
+                VALUES (?, (SELECT coalesce(max(generation), 0) + 1 FROM \(StoreSQL.pathsTable)), ?)
+                ON CONFLICT (path) DO UPDATE SET generation = excluded.generation, roots = excluded.roots
+                """, arguments: [path, roots.string])
         }
         return summary
     }
