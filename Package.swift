@@ -124,6 +124,13 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: ["RestMap", "RestMapStore", "RestMapDates", "RestMapPlugins"],
+            path: "Benchmarks/StoreBenchmarks",
+            swiftSettings: strictSettings
+        ),
+
+        .executableTarget(
             name: "PluginBenchmarks",
             dependencies: ["RestMapPlugins", "RestMapDates"],
             path: "Benchmarks/PluginBenchmarks",

@@ -12,6 +12,8 @@ struct RestMapCommand: AsyncParsableCommand {
             PluginsCommand.self,
             GetCommand.self,
             SendCommand.self,
+            StoreCommand.self,
+            SeedCommand.self,
         ]
     )
 }

@@ -1,0 +1,190 @@
+import Foundation
+import RestMap
+import RestMapDates
+import RestMapPlugins
+import RestMapSchema
+import RestMapStore
+
+// Imports the ~20 MB GitHub-like array of RestMapBenchmarks (19k repositories with nested owners)
+// into a fresh store, then re-imports it with every repository's stars changed (updates), and
+// does the same in the same run with a Python sqlite3 + json peer doing the same upserts into the
+// same tables. Prints the ratios. Run: swift run -c release StoreBenchmarks [MEGABYTES]
+
+let targetBytes = (CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20) << 20
+let rounds = 3
+
+// The generator of Benchmarks/RestMapBenchmarks, with the stars shifted for the update pass.
+/// The generated document.
+func makeDocument(starsOffset: Int = 0) -> [UInt8] {
+    var text = "["
+    var index = 0
+    let languages = ["Swift", "C", "Ruby", "Go", "Rust", "null"]
+    while text.utf8.count < targetBytes {
+        if index > 0 { text += "," }
+        let owner = index % 977
+        let language = languages[index % languages.count]
+        text += """
+        {"id":\(100_000 + index),"node_id":"MDEwOlJlcG9zaXRvcnkx\(index)","name":"repo-\(index)","full_name":"user\(owner)/repo-\(index)",\
+        "private":\(index % 7 == 0),"owner":{"login":"user\(owner)","id":\(owner),"node_id":"MDQ6VXNlcj\(owner)",\
+        "avatar_url":"https://avatars.example.com/u/\(owner)?v=4","gravatar_id":"","url":"https://api.example.com/users/user\(owner)",\
+        "html_url":"https://example.com/user\(owner)","type":"User","site_admin":false},\
+        "html_url":"https://example.com/user\(owner)/repo-\(index)","description":"Repository number \(index) with a \\"quoted\\" word",\
+        "fork":\(index % 3 == 0),"url":"https://api.example.com/repos/user\(owner)/repo-\(index)",\
+        "created_at":"2013-0\(1 + index % 9)-1\(index % 10)T1\(index % 10):2\(index % 6):3\(index % 10)Z",\
+        "updated_at":"2020-02-02T02:02:02Z","pushed_at":"2021-1\(index % 3)-2\(index % 8)T0\(index % 10):15:5\(index % 10)Z",\
+        "homepage":null,"size":\(index * 13 % 100_000),"stargazers_count":\(index * 7 % 50_000 + starsOffset),"watchers_count":\(index * 7 % 50_000),\
+        "language":\(language == "null" ? "null" : "\"\(language)\""),"has_issues":true,"has_projects":false,"has_downloads":true,\
+        "has_wiki":true,"forks_count":\(index % 1000),"open_issues_count":\(index % 50),"forks":\(index % 1000),"open_issues":\(index % 50),\
+        "watchers":\(index * 7 % 50_000),"default_branch":"main","score":\(Double(index % 100) / 4)}
+        """
+        index += 1
+    }
+    text += "]"
+    return Array(text.utf8)
+}
+
+let schemaText = """
+restmap: 1
+plugins: [dates]
+entities:
+  Repository:
+    identifiedBy: id
+    attributes:
+      id: { from: id, type: integer }
+      name: name
+      fullName: full_name
+      isPrivate: { from: private, type: boolean }
+      description: description
+      isFork: { from: fork, type: boolean }
+      createdAt: { from: created_at, type: date }
+      pushedAt: { from: pushed_at, type: date }
+      stars: { from: stargazers_count, type: integer }
+      language: language
+      forks: { from: forks_count, type: integer }
+    relationships:
+      owner: { from: owner, entity: Owner }
+  Owner:
+    identifiedBy: id
+    attributes:
+      login: login
+      id: { from: id, type: integer }
+responses:
+  - { entity: Repository }
+"""
+
+/// The peer: Python's json and sqlite3, the same tables (as RestMapStore creates them) and the
+/// same upserts by identity, one transaction per document. Prints its own seconds per document.
+let pythonPeer = #"""
+import json, sqlite3, sys, time
+from datetime import datetime
+db_path, files = sys.argv[1], sys.argv[2:]
+db = sqlite3.connect(db_path, isolation_level=None)
+db.execute("PRAGMA journal_mode=WAL")
+db.execute("PRAGMA foreign_keys=ON")
+db.executescript("""
+CREATE TABLE IF NOT EXISTS Owner (rm_id INTEGER PRIMARY KEY, login ANY, id INTEGER) STRICT;
+CREATE UNIQUE INDEX IF NOT EXISTS "Owner.identity" ON Owner (id);
+CREATE TABLE IF NOT EXISTS Repository (rm_id INTEGER PRIMARY KEY, id INTEGER, name ANY, fullName ANY, isPrivate INTEGER,
+  description ANY, isFork INTEGER, createdAt REAL, pushedAt REAL, stars INTEGER, language ANY, forks INTEGER,
+  owner INTEGER REFERENCES Owner(rm_id) ON DELETE SET NULL) STRICT;
+CREATE UNIQUE INDEX IF NOT EXISTS "Repository.identity" ON Repository (id);
+CREATE INDEX IF NOT EXISTS "Repository.owner.fk" ON Repository (owner);
+""")
+def instant(text):
+    return datetime.fromisoformat(text).timestamp()
+for path in files:
+    with open(path, "rb") as f:
+        body = f.read()
+    start = time.perf_counter()
+    repositories = json.loads(body)
+    db.execute("BEGIN IMMEDIATE")
+    owners = {}
+    rows = []
+    for r in repositories:
+        o = r["owner"]
+        owner = owners.get(o["id"])
+        if owner is None:
+            db.execute("INSERT INTO Owner (login, id) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET login = excluded.login",
+                       (o["login"], o["id"]))
+            owner = db.execute("SELECT rm_id FROM Owner WHERE id = ?", (o["id"],)).fetchone()[0]
+            owners[o["id"]] = owner
+        rows.append((r["id"], r["name"], r["full_name"], int(r["private"]), r["description"], int(r["fork"]),
+                     instant(r["created_at"]), instant(r["pushed_at"]), r["stargazers_count"], r["language"],
+                     r["forks_count"], owner))
+    db.executemany("""INSERT INTO Repository (id, name, fullName, isPrivate, description, isFork, createdAt, pushedAt,
+        stars, language, forks, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name, fullName = excluded.fullName, isPrivate = excluded.isPrivate,
+        description = excluded.description, isFork = excluded.isFork, createdAt = excluded.createdAt,
+        pushedAt = excluded.pushedAt, stars = excluded.stars, language = excluded.language, forks = excluded.forks,
+        owner = excluded.owner""", rows)
+    db.execute("COMMIT")
+    print(time.perf_counter() - start, len(rows))
+"""#
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try await body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-store-benchmark-\(getpid())")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+let documents = [makeDocument(), makeDocument(starsOffset: 1)]
+let files = try documents.enumerated().map { index, bytes in
+    let url = folder.appendingPathComponent("document-\(index).json")
+    try Data(bytes).write(to: url)
+    return url.path
+}
+let script = folder.appendingPathComponent("peer.py")
+try pythonPeer.write(to: script, atomically: true, encoding: .utf8)
+
+var plugins = PluginRegistry()
+try plugins.register(DatesPlugin.self)
+let loaded = Schema.load(bytes: Array(schemaText.utf8), file: "benchmark.yaml")
+guard let schema = loaded.schema else { fatalError(loaded.diagnostics.map(\.description).joined(separator: "\n")) }
+let mapper = try Mapper(schema: schema, plugins: plugins)
+
+var restMapTimes: [[Double]] = [[], []]
+var pythonTimes: [[Double]] = [[], []]
+var summaries: [SaveSummary] = []
+var savingShare: [[Double]] = [[], []]
+for round in 0..<rounds {
+    let path = folder.appendingPathComponent("restmap-\(round).sqlite").path
+    let store = try RecordStore(path: path, mapper: mapper)
+    for (pass, document) in documents.enumerated() {
+        let response = Response(path: "/repositories", body: document)
+        var result: MappingResult?
+        let mapping = try await seconds { result = try mapper.map(response) }
+        precondition(result?.errors.isEmpty == true, "\(result?.errors.prefix(3) ?? [])")
+        let saving = try await seconds { summaries.append(try await store.save(result!, of: response)) }
+        restMapTimes[pass].append(mapping + saving)
+        savingShare[pass].append(saving / (mapping + saving))
+    }
+    try store.close()
+
+    let peer = Process()
+    peer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    peer.arguments = ["python3", script.path, folder.appendingPathComponent("python-\(round).sqlite").path] + files
+    let output = Pipe()
+    peer.standardOutput = output
+    try peer.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    peer.waitUntilExit()
+    precondition(peer.terminationStatus == 0, "the Python peer failed")
+    for (pass, line) in text.split(separator: "\n").enumerated() {
+        pythonTimes[pass].append(Double(line.split(separator: " ")[0])!)
+    }
+}
+
+let megabytes = Double(documents[0].count) / 1_048_576
+print("document: \(String(format: "%.1f", megabytes)) MB; median of \(rounds) rounds, each into a fresh database")
+print("first import:  \(summaries[0])")
+print("second import: \(summaries[1])")
+for (pass, name) in ["fresh import", "re-import (updates)"].enumerated() {
+    let ours = median(restMapTimes[pass]), theirs = median(pythonTimes[pass])
+    print("\(name): RestMap \(String(format: "%.1f", megabytes / ours)) MB/s, Python sqlite3+json \(String(format: "%.1f", megabytes / theirs)) MB/s, "
+        + "ratio \(String(format: "%.2f", theirs / ours))x (saving is \(Int(median(savingShare[pass]) * 100))% of RestMap's time)")
+}

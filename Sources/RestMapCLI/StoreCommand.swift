@@ -1,0 +1,236 @@
+import ArgumentParser
+import Foundation
+import RestMap
+import RestMapStore
+
+/// `restmap store`: import responses into a SQLite store, query it and search it.
+struct StoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Keep mapped records in a SQLite store: import, query, search.",
+        discussion: "Tables come from the schema (Docs/Store.md). Every subcommand ends with a summary line on standard error.",
+        subcommands: [StoreImportCommand.self, StoreQueryCommand.self, StoreSearchCommand.self])
+}
+
+/// The options every store command shares: the schema, the database, plugins, rebuilding.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: "The schema file.")
+    var schema: String
+
+    @Option(name: .long, help: ArgumentHelp("The SQLite database file (created when missing).", valueName: "file"))
+    var db: String
+
+    @Flag(name: .long, help: "Drop and rebuild the store when the schema changed it destructively (its records are lost).")
+    var rebuild = false
+
+    @OptionGroup var plugins: PluginOptions
+
+    /// The mapper of the schema and the store opened with it; problems print and exit 1.
+    func open() throws -> RecordStore {
+        let mapper: Mapper
+        do { mapper = try Mapper(contentsOf: schema, pluginPaths: plugins.pluginPaths) } catch {
+            Terminal.error(error.description + "\n")
+            throw ExitCode.failure
+        }
+        return try StoreFailure.report { try RecordStore(path: db, mapper: mapper, rebuild: rebuild) }
+    }
+}
+
+/// Printing store errors the same way in every command.
+enum StoreFailure {
+    static func report<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch {
+            Terminal.error("restmap: \(error)\n")
+            throw ExitCode.failure
+        }
+    }
+
+    static func report<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch {
+            Terminal.error("restmap: \(error)\n")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// How records print: the `map` command's formats.
+struct RecordOutputOptions: ParsableArguments {
+    @Option(name: .long, help: "Output format: json, ndjson or csv.")
+    var format: MapCommand.OutputFormat = .json
+
+    @Flag(name: .long, help: "Indent JSON output.")
+    var pretty = false
+
+    @Option(name: .long, help: "How many relationships deep related records are read.")
+    var depth = 1
+
+    func write(_ records: [Record]) {
+        let text = switch format {
+        case .json: RecordWriter.json(records, pretty: pretty) + "\n"
+        case .ndjson: RecordWriter.ndjson(records)
+        case .csv: RecordWriter.csv(records)
+        }
+        Terminal.out(text)
+    }
+}
+
+/// `restmap store import`: maps a body and saves the records.
+struct StoreImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Map a response body and save its records in the store.",
+        discussion: """
+            One transaction per body: upserts by identity, then the schema's store rules (tombstone, modifiedBy, \
+            and orphans after a complete successful GET). Prints 'inserted N, updated N, unchanged N, deleted N \
+            orphans, skipped N not newer'. Records that fail to map are reported and make the exit status 1; the \
+            others are saved, and orphans are then kept.
+            """)
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(name: .long, help: "The request method.")
+    var method = "GET"
+
+    @Option(name: .long, help: "The request path, relative to the schema's baseURL.")
+    var path = "/"
+
+    @Option(name: .long, help: "The response status code.")
+    var status = 200
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A routing parameter.", valueName: "name=value"))
+    var param: [String] = []
+
+    @Flag(name: .long, help: "The body is one page of a paginated GET: orphans are kept.")
+    var partial = false
+
+    @Argument(help: ArgumentHelp("The response body; '-' reads standard input.", valueName: "BODY-FILE"))
+    var body: String
+
+    func run() async throws {
+        let recordStore = try store.open()
+        defer { try? recordStore.close() }
+        let bytes = try CommandInput.read(body)
+        let headers = BodyFile.impliedContentType(of: body).map { ["Content-Type": $0] } ?? [:]
+        let response = Response(method: method, path: path, status: status, headers: headers, body: bytes,
+                                parameters: try CommandInput.pairs(param, option: "--param"))
+        let (result, summary) = try await StoreFailure.report { try await recordStore.importResponse(response, isCompletePage: !partial) }
+        Terminal.out("\(summary)\n")
+        for error in result.errors { Terminal.error("restmap: record failed: \(error)\n") }
+        if !result.errors.isEmpty { throw ExitCode.failure }
+    }
+}
+
+/// `restmap store query`: reads records of an entity, or what a GET path returned.
+struct StoreQueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Print stored records of an entity, or the records a GET path returned last (offline).",
+        discussion: "Records print as 'restmap map' prints them. --path answers from the store alone.")
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: "The entity to read (omit with --path).")
+    var entity: String?
+
+    @Option(name: .customLong("where"), parsing: .singleValue,
+            help: ArgumentHelp("Keep records whose attribute equals the value (repeatable).", valueName: "attribute=value"))
+    var filters: [String] = []
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Order by an attribute (repeatable).", valueName: "attribute[:desc]"))
+    var order: [String] = []
+
+    @Option(name: .long, help: "At most this many records.")
+    var limit: Int?
+
+    @Option(name: .long, help: "The records the last successful GET of this path returned, in response order.")
+    var path: String?
+
+    @OptionGroup var output: RecordOutputOptions
+
+    func validate() throws {
+        if (entity == nil) == (path == nil) { throw ValidationError("give an ENTITY or --path, not both") }
+        if path != nil, !(filters.isEmpty && order.isEmpty && limit == nil) {
+            throw ValidationError("--where, --order and --limit apply to an ENTITY, not to --path")
+        }
+    }
+
+    func run() async throws {
+        let recordStore = try store.open()
+        defer { try? recordStore.close() }
+        let records: [Record]
+        if let path {
+            guard let remembered = try await StoreFailure.report({ try await recordStore.records(forPath: path, depth: output.depth) }) else {
+                Terminal.error("restmap: the store has no saved GET of \(path)\n")
+                throw ExitCode.failure
+            }
+            records = remembered
+        } else {
+            let query = StoreQuery(
+                entity: entity ?? "",
+                filters: try CommandInput.orderedPairs(filters, option: "--where").map { ($0.0, Value.string($0.1)) },
+                order: order.map { item in
+                    item.hasSuffix(":desc") ? (String(item.dropLast(5)), false)
+                        : (item.hasSuffix(":asc") ? String(item.dropLast(4)) : item, true)
+                },
+                limit: limit, depth: output.depth)
+            records = try await StoreFailure.report { try await recordStore.records(query) }
+        }
+        output.write(records)
+        Terminal.error("\(records.count) record\(records.count == 1 ? "" : "s")\n")
+    }
+}
+
+/// `restmap store search`: full-text search over the schema's `store.search` attributes.
+struct StoreSearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Full-text search of stored records: every term as a prefix, ignoring case and diacritics, best first.",
+        discussion: "restmap store search --schema S --db DB [ENTITY] TEXT…")
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: ArgumentHelp("An optional entity, then the search terms.", valueName: "ENTITY] [TEXT"))
+    var words: [String]
+
+    @Option(name: .long, help: "At most this many records.")
+    var limit = 50
+
+    @OptionGroup var output: RecordOutputOptions
+
+    func run() async throws {
+        let recordStore = try store.open()
+        defer { try? recordStore.close() }
+        var terms = words
+        var entity: String?
+        if terms.count > 1, recordStore.mapper.schema.entity(named: terms[0]) != nil { entity = terms.removeFirst() }
+        let text = terms.joined(separator: " ")
+        let records = try await StoreFailure.report { try await recordStore.search(text, entity: entity, limit: limit, depth: output.depth) }
+        output.write(records)
+        Terminal.error("\(records.count) record\(records.count == 1 ? "" : "s")\n")
+    }
+}
+
+/// Reading command-line inputs: body files and `name=value` pairs.
+enum CommandInput {
+    /// The bytes of a body file, or of standard input for `-`.
+    static func read(_ path: String) throws -> [UInt8] {
+        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("cannot read the body file '\(path)'")
+        }
+        return Array(data)
+    }
+
+    /// `name=value` items as pairs, in order.
+    static func orderedPairs(_ items: [String], option: String) throws -> [(String, String)] {
+        try items.map { item in
+            guard let index = item.firstIndex(of: "=") else { throw ValidationError("\(option) takes name=value, found '\(item)'") }
+            return (String(item[..<index]).trimmingCharacters(in: .whitespaces), String(item[item.index(after: index)...]))
+        }
+    }
+
+    /// `name=value` items as a dictionary (the last value of a repeated name wins).
+    static func pairs(_ items: [String], option: String) throws -> [String: String] {
+        Dictionary(try orderedPairs(items, option: option), uniquingKeysWith: { _, last in last })
+    }
+}

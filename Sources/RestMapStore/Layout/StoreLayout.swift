@@ -1,0 +1,246 @@
+import Foundation
+import RestMapSchema
+
+/// How a schema's entities become SQLite tables (Docs/Store.md, "Tables"). The layout is derived
+/// from the schema alone, saved in the store as JSON, and compared on open to migrate.
+struct StoreLayout: Codable, Equatable, Sendable {
+    /// One table per (non-dynamic) entity, in schema order.
+    var tables: [Table]
+
+    struct Table: Codable, Equatable, Sendable {
+        var entity: String
+        var columns: [Column]
+        /// Identification attributes: a unique index over them.
+        var identity: [String]
+        var links: [Link]
+        /// Attributes indexed for full-text search (`store.search`).
+        var search: [String]
+
+        /// The position of an attribute's column.
+        func columnIndex(_ name: String) -> Int? { columns.firstIndex { $0.name == name } }
+    }
+
+    /// An attribute column.
+    struct Column: Codable, Equatable, Sendable {
+        var name: String
+        /// The attribute type as the schema spells it (`integer`, `[string]`, …).
+        var type: String
+
+        /// The STRICT SQLite type of the column.
+        var sqlType: String {
+            switch type {
+            case "integer", "boolean": "INTEGER"
+            case "number", "date": "REAL"
+            case "any": "ANY"
+            default: "TEXT"   // string, url, decimal (exact text), arrays (JSON text)
+            }
+        }
+    }
+
+    /// A stored relationship.
+    struct Link: Codable, Equatable, Sendable {
+        var name: String
+        /// The entities a related record can be: the target, or a dynamic target's entities.
+        var targets: [String]
+        var isToMany: Bool
+        /// `connect` pairs (local attribute, target attribute); empty for nested relationships.
+        var connections: [Connection]
+
+        struct Connection: Codable, Equatable, Sendable {
+            var local: String
+            var target: String
+        }
+
+        /// A to-one relationship to one entity is a foreign-key column; anything else a join table.
+        var isColumn: Bool { !isToMany && targets.count == 1 }
+        var isPolymorphic: Bool { targets.count > 1 }
+    }
+
+    /// The layout a schema implies.
+    init(schema: Schema, rules: StoreRules) throws(StoreError) {
+        let entities = Dictionary(schema.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func concreteEntities(_ name: String) -> [String] {
+            guard let entity = entities[name] else { return [] }
+            guard let dynamic = entity.dynamic else { return [name] }
+            var names = dynamic.cases.map(\.entity.value)
+            if case .entity(let fallback) = dynamic.otherwise { names.append(fallback.value) }
+            var seen = Set<String>()
+            return names.filter { entities[$0]?.dynamic == nil && seen.insert($0).inserted }
+        }
+        var tables: [Table] = []
+        for entity in schema.entities where entity.dynamic == nil {
+            if entity.name.lowercased().hasPrefix("rm_") {
+                throw StoreError("entity '\(entity.name)': names starting with 'rm_' are reserved for the store's own tables")
+            }
+            var names = Set<String>()
+            for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
+                if name == StoreSQL.rowID {
+                    throw StoreError("\(entity.name).\(name): '\(StoreSQL.rowID)' is the store's row id column; rename the attribute")
+                }
+                if !names.insert(name).inserted {
+                    throw StoreError("\(entity.name).\(name): an attribute and a relationship share this name")
+                }
+            }
+            let links = entity.relationships.compactMap { relationship -> Link? in
+                // A relationship that only names a route carries nothing mapping fills in.
+                guard relationship.source != nil || !relationship.connections.isEmpty else { return nil }
+                return Link(name: relationship.name, targets: concreteEntities(relationship.entity.value),
+                            isToMany: relationship.isToMany,
+                            connections: relationship.connections.map { Link.Connection(local: $0.local.value, target: $0.target.value) })
+            }
+            tables.append(Table(entity: entity.name,
+                                columns: entity.attributes.map { Column(name: $0.name, type: $0.type.description) },
+                                identity: entity.identifiedBy.map(\.value), links: links,
+                                search: rules.search[entity.name] ?? []))
+        }
+        self.tables = tables
+    }
+
+    init(tables: [Table]) { self.tables = tables }
+
+    func table(_ entity: String) -> Table? { tables.first { $0.entity == entity } }
+
+    /// Entities in saving order: the targets of to-one foreign keys before the entities that
+    /// point at them (depth first; a cycle is broken where it is met).
+    var saveOrder: [String] {
+        var order: [String] = []
+        var visiting = Set<String>()
+        func visit(_ entity: String) {
+            guard !order.contains(entity), visiting.insert(entity).inserted, let table = table(entity) else { return }
+            for link in table.links where link.isColumn { visit(link.targets[0]) }
+            order.append(entity)
+        }
+        for table in tables { visit(table.entity) }
+        return order
+    }
+
+    // MARK: Comparing layouts
+
+    /// What changed from the stored layout to this one: additive steps to migrate, and the
+    /// destructive changes that need a rebuild (each named for the error message).
+    func changes(from old: StoreLayout) -> (additive: [Migration], destructive: [String]) {
+        var additive: [Migration] = []
+        var destructive: [String] = []
+        for oldTable in old.tables where table(oldTable.entity) == nil {
+            destructive.append("entity '\(oldTable.entity)' was removed")
+        }
+        for new in tables {
+            guard let previous = old.table(new.entity) else {
+                additive.append(.createTable(new))
+                continue
+            }
+            for column in previous.columns {
+                guard let current = new.columns.first(where: { $0.name == column.name }) else {
+                    destructive.append("attribute '\(new.entity).\(column.name)' was removed")
+                    continue
+                }
+                if current.type != column.type {
+                    destructive.append("attribute '\(new.entity).\(column.name)' changed type from \(column.type) to \(current.type)")
+                }
+            }
+            for column in new.columns where previous.columns.allSatisfy({ $0.name != column.name }) {
+                additive.append(.addColumn(new.entity, column))
+            }
+            if previous.identity != new.identity {
+                destructive.append("identification of '\(new.entity)' changed from [\(previous.identity.joined(separator: ", "))] "
+                    + "to [\(new.identity.joined(separator: ", "))]")
+            }
+            for link in previous.links {
+                guard let current = new.links.first(where: { $0.name == link.name }) else {
+                    destructive.append("relationship '\(new.entity).\(link.name)' was removed")
+                    continue
+                }
+                if current.targets != link.targets || current.isToMany != link.isToMany {
+                    destructive.append("relationship '\(new.entity).\(link.name)' changed its target or cardinality")
+                } else if current.connections != link.connections {
+                    additive.append(.reconnect(new.entity, current))
+                }
+            }
+            for link in new.links where previous.links.allSatisfy({ $0.name != link.name }) {
+                additive.append(.addLink(new.entity, link))
+            }
+            if previous.search != new.search { additive.append(.reindexSearch(previous, new)) }
+        }
+        return (additive, destructive)
+    }
+
+    /// One additive migration step.
+    enum Migration {
+        case createTable(Table)
+        case addColumn(String, Column)
+        case addLink(String, Link)
+        case reconnect(String, Link)
+        case reindexSearch(Table, Table)
+    }
+}
+
+/// Names and quoting shared by the store's SQL.
+enum StoreSQL {
+    /// The integer primary key of every entity table.
+    static let rowID = "rm_id"
+    /// The store's own tables.
+    static let schemaTable = "rm_schema"
+    /// Per GET path saved: `generation` (a save counter: which came last) and `roots`, the root
+    /// records it returned last, in order, as JSON `[["Entity", rm_id], …]`.
+    static let pathsTable = "rm_paths"
+
+    /// A quoted SQL identifier.
+    static func quote(_ name: String) -> String {
+        "\"" + (name.contains("\"") ? name.replacingOccurrences(of: "\"", with: "\"\"") : name) + "\""
+    }
+
+    /// The join table of a relationship stored as one: `"Project.tasks"`.
+    static func joinTable(_ entity: String, _ link: String) -> String { quote("\(entity).\(link)") }
+
+    /// The external-content FTS5 table of an entity: `"Collection.search"`.
+    static func searchTable(_ entity: String) -> String { quote("\(entity).search") }
+}
+
+/// The SQL of one table's per-record statements, built once when the store opens.
+struct TableSQL: Sendable {
+    let table: StoreLayout.Table
+    /// Quoted column names by slot: the attributes, then the foreign-key columns.
+    let columns: [String]
+    /// Slots of the identification attributes (empty when the entity has none).
+    let identity: [Int]
+    /// Names of the to-one relationships stored as foreign-key columns.
+    let linkColumns: [String]
+    /// Selects `rm_id`, every attribute and every link column of the row with an identity.
+    let selectByIdentity: String
+    let deleteByIdentity: String
+    /// Inserts every column (the common case: the response mapped them all).
+    let insertAll: String
+    /// `UPDATE "Entity" SET "link" = ? WHERE rm_id = ?`, by link name.
+    let updateLink: [String: String]
+
+    init(_ table: StoreLayout.Table) {
+        let q = StoreSQL.quote
+        self.table = table
+        linkColumns = table.links.filter(\.isColumn).map(\.name)
+        columns = (table.columns.map(\.name) + linkColumns).map(q)
+        let identity = table.identity.compactMap(table.columnIndex)
+        self.identity = identity.count == table.identity.count ? identity : []
+        let name = q(table.entity)
+        let condition = self.identity.map { "\(q(table.columns[$0].name)) = ?" }.joined(separator: " AND ")
+        let selected = ([StoreSQL.rowID] + table.columns.map(\.name) + linkColumns).map(q).joined(separator: ", ")
+        selectByIdentity = "SELECT \(selected) FROM \(name) WHERE \(condition)"
+        deleteByIdentity = "DELETE FROM \(name) WHERE \(condition)"
+        insertAll = columns.isEmpty ? "INSERT INTO \(name) DEFAULT VALUES"
+            : "INSERT INTO \(name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        updateLink = Dictionary(uniqueKeysWithValues: linkColumns.map { ($0, "UPDATE \(name) SET \(q($0)) = ? WHERE \(q(StoreSQL.rowID)) = ?") })
+    }
+
+    /// Inserts the columns at `slots`.
+    func insert(_ slots: [Int]) -> String {
+        guard slots.count < columns.count else { return insertAll }
+        guard !slots.isEmpty else { return "INSERT INTO \(StoreSQL.quote(table.entity)) DEFAULT VALUES" }
+        return "INSERT INTO \(StoreSQL.quote(table.entity)) (\(slots.map { columns[$0] }.joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: slots.count).joined(separator: ", ")))"
+    }
+
+    /// Updates the columns at `slots` of one row (the row id is the last argument).
+    func update(_ slots: [Int]) -> String {
+        "UPDATE \(StoreSQL.quote(table.entity)) SET \(slots.map { "\(columns[$0]) = ?" }.joined(separator: ", ")) "
+            + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?"
+    }
+}

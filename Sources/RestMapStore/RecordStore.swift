@@ -1,0 +1,187 @@
+import Foundation
+import GRDB
+import RestMap
+import RestMapSchema
+
+/// A SQLite store of mapped records, with tables derived from a schema (Docs/Store.md).
+///
+/// ```swift
+/// let mapper = try Mapper(contentsOf: "Schemas/mongohq.yaml")
+/// let store = try RecordStore(path: "mongohq.sqlite", mapper: mapper)
+/// let response = Response(path: "/databases/shop/collections", body: bytes)
+/// let summary = try await store.save(try mapper.map(response), of: response)
+/// print(summary)        // inserted 3, updated 0, unchanged 0, deleted 1 orphans, skipped 0 not newer
+/// let collections = try await store.records(StoreQuery(entity: "Collection", filters: [("databaseID", .string("shop"))]))
+/// ```
+///
+/// The store is `Sendable`: save from many tasks (writes are serialized, one transaction per
+/// response) while others read (WAL mode: readers never block the writer and see committed
+/// saves only).
+public final class RecordStore: Sendable {
+    /// The mapper whose schema built the tables.
+    public let mapper: Mapper
+    /// The database file.
+    public let path: String
+    let layout: StoreLayout
+    let rules: StoreRules
+    /// Per-record SQL of every table, by entity.
+    let statements: [String: TableSQL]
+    /// Entities in the order a save writes them (`StoreLayout.saveOrder`).
+    let saveOrder: [String]
+    let pool: DatabasePool
+
+    /// Opens (or creates) the store at `path` for the mapper's schema.
+    ///
+    /// A store built by an earlier version of the schema is migrated when the change is additive
+    /// (new entities, attributes, relationships, search attributes). A destructive change
+    /// (a removed or retyped attribute, a changed identification, …) throws a `StoreError` naming
+    /// each change, unless `rebuild` is `true`: then every table is dropped and recreated empty.
+    public init(path: String, mapper: Mapper, rebuild: Bool = false) throws {
+        self.mapper = mapper
+        self.path = path
+        rules = try StoreRules(schema: mapper.schema, mapper: mapper)
+        layout = try StoreLayout(schema: mapper.schema, rules: rules)
+        statements = Dictionary(uniqueKeysWithValues: layout.tables.map { ($0.entity, TableSQL($0)) })
+        saveOrder = layout.saveOrder
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        configuration.label = "RestMapStore"
+        pool = try DatabasePool(path: path, configuration: configuration)
+        let origin = StoreMigrator.Origin(schemaName: mapper.schema.name ?? "", schemaFile: mapper.schema.file, layout: layout)
+        let rebuild = rebuild, path = path
+        try pool.write { db in try StoreMigrator.prepare(db, origin: origin, rebuild: rebuild, path: path) }
+    }
+
+    // MARK: Saving
+
+    /// Saves the records of one mapped response in one transaction: upserts by identity, links
+    /// relationships, applies `tombstone`, `modifiedBy` and (after a complete, successful GET)
+    /// `orphans`, and remembers which records the GET path returned. When anything fails the
+    /// transaction rolls back and the store is exactly as it was.
+    ///
+    /// - Parameters:
+    ///   - result: what `mapper.map(response)` returned.
+    ///   - response: the response that was mapped (its method, path and status decide the rules).
+    ///   - isCompletePage: `false` for one page of a paginated GET: orphans are then kept.
+    @discardableResult
+    public func save(_ result: MappingResult, of response: Response, isCompletePage: Bool = true) async throws -> SaveSummary {
+        let saver = RecordSaver(store: self, isCompletePage: isCompletePage)
+        return try await pool.write { db in try saver.save(result, of: response, db) }
+    }
+
+    /// Maps a response with the store's mapper and saves it.
+    @discardableResult
+    public func importResponse(_ response: Response, options: MappingOptions = .init(), isCompletePage: Bool = true)
+        async throws -> (result: MappingResult, summary: SaveSummary) {
+        let result = try mapper.map(response, options: options)
+        return (result, try await save(result, of: response, isCompletePage: isCompletePage))
+    }
+
+    // MARK: Reading
+
+    /// The records a query selects, with related records loaded `query.depth` relationships deep.
+    public func records(_ query: StoreQuery) async throws -> [RestMap.Record] {
+        try await pool.read { db in try RecordLoader(store: self).records(query, db) }
+    }
+
+    /// The record of `entity` with these identification values, or `nil`.
+    public func record(_ entity: String, identifiedBy values: [Value], depth: Int = 1) async throws -> RestMap.Record? {
+        guard let table = layout.table(entity) else { throw StoreError("unknown entity '\(entity)'") }
+        guard !table.identity.isEmpty else { throw StoreError("entity '\(entity)' has no identification attributes") }
+        guard values.count == table.identity.count else {
+            throw StoreError("\(entity) is identified by \(table.identity.count) value(s), \(values.count) given")
+        }
+        let query = StoreQuery(entity: entity, filters: Array(zip(table.identity, values)).map { ($0.0, $0.1) }, limit: 1, depth: depth)
+        return try await records(query).first
+    }
+
+    /// The root records the last successful GET of `path` returned, in response order, read
+    /// from the store alone (offline). `nil` when that path was never saved.
+    public func records(forPath path: String, depth: Int = 1) async throws -> [RestMap.Record]? {
+        let key = mapper.requestPath(path)
+        return try await pool.read { db in try RecordLoader(store: self).records(forPath: key, depth: depth, db) }
+    }
+
+    /// Full-text search over the `store.search` attributes (FTS5): every term must match, as a
+    /// prefix, ignoring case and diacritics; best matches first. `entity` limits the search to
+    /// one entity.
+    public func search(_ text: String, entity: String? = nil, limit: Int = 50, depth: Int = 1) async throws -> [RestMap.Record] {
+        try await pool.read { db in try RecordLoader(store: self).search(text, entity: entity, limit: limit, depth: depth, db) }
+    }
+
+    /// Entities with their tables, and the number of records each holds.
+    public func counts() async throws -> [(entity: String, count: Int)] {
+        let tables = layout.tables.map(\.entity)
+        return try await pool.read { db in
+            try tables.map { ($0, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(StoreSQL.quote($0))") ?? 0) }
+        }
+    }
+
+    /// Runs `PRAGMA integrity_check`; `"ok"` when the file is sound.
+    public func integrityCheck() async throws -> String {
+        try await pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n") }
+    }
+
+    /// Moves every committed page into the main file and compacts it (seeding ends with this so
+    /// the output is one self-contained, reproducible file).
+    public func compact() async throws {
+        try await pool.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM")
+            try db.checkpoint(.truncate)
+        }
+    }
+
+    /// Closes the database; the store is unusable afterwards.
+    public func close() throws {
+        try pool.close()
+    }
+}
+
+/// What one save did, in the CLI's summary line:
+/// `inserted 3, updated 8, unchanged 0, deleted 2 orphans, skipped 1 not newer`.
+public struct SaveSummary: Sendable, Hashable, CustomStringConvertible {
+    public var inserted = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var deletedOrphans = 0
+    public var skippedNotNewer = 0
+    /// Records deleted (or not stored) because they matched their entity's `tombstone`.
+    public var deletedTombstones = 0
+    /// Why orphans were not deleted although a rule matched the path (records failed to map,
+    /// a partial page, a method other than GET); `nil` when none applied or they were deleted.
+    public var orphansKept: String?
+
+    public init() {}
+
+    public var description: String {
+        var text = "inserted \(inserted), updated \(updated), unchanged \(unchanged), deleted \(deletedOrphans) orphans, "
+            + "skipped \(skippedNotNewer) not newer"
+        if deletedTombstones > 0 { text += ", deleted \(deletedTombstones) tombstoned" }
+        if let orphansKept { text += " (orphans kept: \(orphansKept))" }
+        return text
+    }
+}
+
+/// Which records of one entity to read.
+public struct StoreQuery: Sendable {
+    /// A filter: the attribute equals the value (coerced to the attribute's type; `.null`
+    /// matches absent values).
+    public typealias Filter = (attribute: String, value: Value)
+
+    public var entity: String
+    public var filters: [Filter]
+    /// Attributes to order by, in turn; by insertion order when empty.
+    public var order: [(attribute: String, ascending: Bool)]
+    public var limit: Int?
+    /// How many relationships deep related records are loaded (0: none).
+    public var depth: Int
+
+    public init(entity: String, filters: [Filter] = [], order: [(attribute: String, ascending: Bool)] = [],
+                limit: Int? = nil, depth: Int = 1) {
+        self.entity = entity
+        self.filters = filters
+        self.order = order
+        self.limit = limit
+        self.depth = depth
+    }
+}

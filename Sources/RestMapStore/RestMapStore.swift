@@ -1,1 +1,0 @@
-// The SQLite store module: placeholder until the store lands (issue 8).

@@ -1,0 +1,307 @@
+import Foundation
+import GRDB
+import RestMap
+import RestMapJSON
+import RestMapSchema
+
+/// Writes one mapping result inside the transaction of `RecordStore.save`.
+struct RecordSaver: Sendable {
+    let store: RecordStore
+    let isCompletePage: Bool
+
+    private var layout: StoreLayout { store.layout }
+    private var rules: StoreRules { store.rules }
+    private let q = StoreSQL.quote
+
+    init(store: RecordStore, isCompletePage: Bool) {
+        self.store = store
+        self.isCompletePage = isCompletePage
+    }
+
+    /// How one record was written.
+    private enum Outcome {
+        case inserted, updated, unchanged, skipped
+    }
+
+    /// A record's row and what happened to it; `links` holds the stored to-one link columns.
+    private struct Saved {
+        var rowID: Int64
+        var outcome: Outcome
+        var storedLinks: [String: DatabaseValue]
+    }
+
+    func save(_ result: MappingResult, of response: Response, _ db: Database) throws -> SaveSummary {
+        var summary = SaveSummary()
+        var saved: [Record: Saved] = [:]
+        var touched = Set<String>()
+        let records = result.allRecords
+
+        // 1. Attributes: upsert by identity. Entities that to-one relationships point at go
+        //    first, so a foreign key is written with its record instead of by a second update.
+        let byEntity = Dictionary(grouping: records, by: \.entity)
+        for record in store.saveOrder.flatMap({ byEntity[$0] ?? [] }) {
+            guard let sql = store.statements[record.entity] else { continue }
+            let table = sql.table
+            var values = table.columns.map { column in record[column.name].value.map { ColumnCoding.encode($0, type: column.type) } }
+            for name in sql.linkColumns {
+                let field = record[name]
+                let targets = field.records
+                if field.isAbsent {
+                    values.append(nil)
+                } else if let target = targets.first {
+                    values.append(saved[target].map { $0.rowID.databaseValue })   // nil: not saved yet, linked in step 2
+                } else {
+                    values.append(.null)
+                }
+            }
+            if isTombstone(record, table: table, values: values) {
+                summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
+                touched.insert(table.entity)
+                continue
+            }
+            let row = try upsert(sql, values: values, db)
+            saved[record] = row
+            switch row.outcome {
+            case .inserted: summary.inserted += 1; touched.insert(table.entity)
+            case .updated: summary.updated += 1; touched.insert(table.entity)
+            case .unchanged: summary.unchanged += 1
+            case .skipped: summary.skippedNotNewer += 1
+            }
+        }
+
+        // 2. Nested relationships, from the mapping result's graph.
+        for record in records {
+            guard let sql = store.statements[record.entity], let row = saved[record], row.outcome != .skipped else { continue }
+            let table = sql.table
+            var linkChanged = false
+            for link in table.links where link.connections.isEmpty {
+                let field = record[link.name]
+                if field.isAbsent { continue }
+                let related = field.records.compactMap { target in saved[target].map { (target.entity, $0.rowID) } }
+                if link.isColumn {
+                    let value = related.first.map { $0.1.databaseValue } ?? .null
+                    if row.storedLinks[link.name] != value {
+                        try db.cachedStatement(sql: sql.updateLink[link.name]!).execute(arguments: [value, row.rowID])
+                        linkChanged = true
+                    }
+                } else {
+                    try replaceJoinRows(table: table, link: link, source: row.rowID, related: related,
+                                        union: assignment(table.entity, link.name) == .union, db)
+                }
+            }
+            if linkChanged, row.outcome == .unchanged {
+                summary.unchanged -= 1
+                summary.updated += 1
+                touched.insert(table.entity)
+            }
+        }
+
+        // 3. `connect` relationships: recomputed by value against the whole store.
+        for table in layout.tables {
+            for link in table.links where !link.connections.isEmpty {
+                if touched.contains(table.entity) || link.targets.contains(where: touched.contains) {
+                    try reconnect(table: table, link: link, db)
+                }
+            }
+        }
+
+        // 4. Orphans, after a complete successful GET only.
+        let path = store.mapper.requestPath(response.path)
+        let isSuccessfulGet = response.method == "GET" && (200..<300).contains(response.status)
+        for rule in rules.orphans {
+            guard let parameters = rule.path.match(path[...]) else { continue }
+            guard isSuccessfulGet, isCompletePage, result.errors.isEmpty else {
+                summary.orphansKept = !isSuccessfulGet ? "not a successful GET"
+                    : !isCompletePage ? "a partial page" : "\(result.errors.count) record(s) failed to map"
+                continue
+            }
+            let keep = Set(saved.filter { $0.key.entity == rule.entity }.map(\.value.rowID))
+            summary.deletedOrphans += try deleteOrphans(rule, parameters: parameters, keep: keep, db)
+        }
+
+        // 5. What the GET path returned, for offline reads: the roots as `[[entity, rm_id], …]`.
+        if isSuccessfulGet {
+            var roots = JSONWriter()
+            roots.beginArray()
+            for root in result.records {
+                guard let row = saved[root] else { continue }
+                roots.beginArray()
+                roots.string(root.entity)
+                roots.integer(row.rowID)
+                roots.endArray()
+            }
+            roots.endArray()
+            try db.execute(sql: """
+                INSERT INTO \(StoreSQL.pathsTable) (path, generation, roots)
+                VALUES (?, (SELECT coalesce(max(generation), 0) + 1 FROM \(StoreSQL.pathsTable)), ?)
+                ON CONFLICT (path) DO UPDATE SET generation = excluded.generation, roots = excluded.roots
+                """, arguments: [path, roots.string])
+        }
+        return summary
+    }
+
+    // MARK: Upserting
+
+    /// Finds the record by identity and updates what changed, or inserts it. `values` holds the
+    /// attribute columns then the foreign-key columns; `nil` leaves a column as stored.
+    private func upsert(_ sql: TableSQL, values: [DatabaseValue?], _ db: Database) throws -> Saved {
+        let table = sql.table
+        let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
+        if identified {
+            let statement = try db.cachedStatement(sql: sql.selectByIdentity)
+            if let row = try Row.fetchOne(statement, arguments: StatementArguments(sql.identity.map { values[$0]! })) {
+                let rowID: Int64 = row[0]
+                var storedLinks: [String: DatabaseValue] = [:]
+                for (offset, name) in sql.linkColumns.enumerated() {
+                    storedLinks[name] = values[table.columns.count + offset] ?? row[1 + table.columns.count + offset]
+                }
+                let changed = values.indices.filter { slot in values[slot].map { $0 != (row[1 + slot] as DatabaseValue) } ?? false }
+                guard !changed.isEmpty else { return Saved(rowID: rowID, outcome: .unchanged, storedLinks: storedLinks) }
+                if let version = rules.modifiedBy[table.entity], let slot = table.columnIndex(version), let new = values[slot] {
+                    let old: DatabaseValue = row[1 + slot]
+                    if !old.isNull, !ColumnCoding.isNewer(new, than: old, type: table.columns[slot].type) {
+                        return Saved(rowID: rowID, outcome: .skipped, storedLinks: storedLinks)
+                    }
+                }
+                try db.cachedStatement(sql: sql.update(changed))
+                    .execute(arguments: StatementArguments(changed.map { values[$0]! } + [rowID.databaseValue]))
+                return Saved(rowID: rowID, outcome: .updated, storedLinks: storedLinks)
+            }
+        }
+        let present = values.indices.filter { values[$0] != nil }
+        try db.cachedStatement(sql: sql.insert(present)).execute(arguments: StatementArguments(present.map { values[$0]! }))
+        let links = sql.linkColumns.enumerated().map { ($1, values[table.columns.count + $0] ?? .null) }
+        return Saved(rowID: db.lastInsertedRowID, outcome: .inserted, storedLinks: Dictionary(uniqueKeysWithValues: links))
+    }
+
+    // MARK: Relationships
+
+    private func assignment(_ entity: String, _ relationship: String) -> AssignmentPolicy? {
+        store.mapper.schema.entity(named: entity)?.relationships.first { $0.name == relationship }?.assignment
+    }
+
+    /// Sets (or, for `assign: union`, extends) the join rows of one record's relationship.
+    private func replaceJoinRows(table: StoreLayout.Table, link: StoreLayout.Link, source: Int64,
+                                 related: [(entity: String, rowID: Int64)], union: Bool, _ db: Database) throws {
+        let join = StoreSQL.joinTable(table.entity, link.name)
+        let targetColumns = link.isPolymorphic ? "target, targetEntity" : "target"
+        var existing: [(String, Int64)] = []
+        if union {
+            existing = try Row.fetchAll(db.cachedStatement(sql: "SELECT \(targetColumns) FROM \(join) WHERE source = ? ORDER BY position"),
+                                        arguments: [source])
+                .map { (link.isPolymorphic ? $0[1] : link.targets[0], $0[0]) }
+        } else {
+            let current = try Row.fetchAll(db.cachedStatement(sql: "SELECT \(targetColumns) FROM \(join) WHERE source = ? ORDER BY position"),
+                                           arguments: [source])
+                .map { (link.isPolymorphic ? $0[1] as String : link.targets[0], $0[0] as Int64) }
+            if current.elementsEqual(related, by: { $0.0 == $1.entity && $0.1 == $1.rowID }) { return }
+            try db.cachedStatement(sql: "DELETE FROM \(join) WHERE source = ?").execute(arguments: [source])
+        }
+        let insert = try db.cachedStatement(sql: link.isPolymorphic
+            ? "INSERT INTO \(join) (source, target, targetEntity, position) VALUES (?, ?, ?, ?)"
+            : "INSERT INTO \(join) (source, target, position) VALUES (?, ?, ?)")
+        var position = existing.count
+        for target in related where !existing.contains(where: { $0.0 == target.entity && $0.1 == target.rowID }) {
+            try insert.execute(arguments: link.isPolymorphic
+                ? [source, target.rowID, target.entity, position] : [source, target.rowID, position])
+            position += 1
+        }
+    }
+
+    /// Recomputes a `connect` relationship for every record of the entity: the foreign key
+    /// (first match) or the join rows (every match), comparing values as mapping does (an
+    /// integer column equals a numeric text; an array or `any` value matches any of its items).
+    private func reconnect(table: StoreLayout.Table, link: StoreLayout.Link, _ db: Database) throws {
+        func condition(target: String) -> String? {
+            guard let targetTable = layout.table(target) else { return nil }
+            var parts: [String] = []
+            for pair in link.connections {
+                guard let local = table.columns.first(where: { $0.name == pair.local }),
+                      targetTable.columnIndex(pair.target) != nil else { return nil }
+                let targetValue = "t.\(q(pair.target))", localValue = "s.\(q(pair.local))"
+                if local.type.hasPrefix("[") {
+                    parts.append("\(targetValue) IN (SELECT value FROM json_each(\(localValue)))")
+                } else if local.type == "any" {
+                    // A scalar compares directly; an array (a JSON blob) matches any of its items.
+                    parts.append("(\(targetValue) = \(localValue) OR \(targetValue) IN (SELECT value FROM json_each("
+                        + "CASE WHEN typeof(\(localValue)) = 'blob' THEN CAST(\(localValue) AS TEXT) ELSE '[]' END)))")
+                } else {
+                    parts.append("\(targetValue) = \(localValue)")
+                }
+            }
+            return parts.joined(separator: " AND ")
+        }
+        let source = q(table.entity)
+        let rowID = q(StoreSQL.rowID)
+        if link.isColumn {
+            guard let condition = condition(target: link.targets[0]) else { return }
+            try db.execute(sql: """
+                UPDATE \(source) AS s SET \(q(link.name)) = (SELECT t.\(rowID) FROM \(q(link.targets[0])) AS t
+                    WHERE \(condition) ORDER BY t.\(rowID) LIMIT 1)
+                """)
+            return
+        }
+        let join = StoreSQL.joinTable(table.entity, link.name)
+        try db.execute(sql: "DELETE FROM \(join)")
+        for target in link.targets {
+            guard let condition = condition(target: target) else { continue }
+            let targetEntity = link.isPolymorphic ? ", targetEntity" : ""
+            let targetValue = link.isPolymorphic ? ", '\(target.replacingOccurrences(of: "'", with: "''"))'" : ""
+            try db.execute(sql: """
+                INSERT INTO \(join) (source, target\(targetEntity), position)
+                SELECT s.\(rowID), t.\(rowID)\(targetValue), row_number() OVER (PARTITION BY s.\(rowID) ORDER BY t.\(rowID)) - 1
+                FROM \(source) AS s JOIN \(q(target)) AS t ON \(condition)
+                """)
+        }
+    }
+
+    // MARK: Rules
+
+    private func isTombstone(_ record: Record, table: StoreLayout.Table, values: [DatabaseValue?]) -> Bool {
+        guard let markers = rules.tombstone[table.entity], !markers.isEmpty else { return false }
+        return markers.allSatisfy { marker in
+            guard let slot = table.columnIndex(marker.attribute), let value = values[slot] else { return false }
+            return value == ColumnCoding.encode(marker.value, type: table.columns[slot].type)
+        }
+    }
+
+    /// Deletes the stored record a tombstone names; returns 1 when there was one, else 0.
+    private func deleteTombstone(_ sql: TableSQL, values: [DatabaseValue?], _ db: Database) throws -> Int {
+        guard !sql.identity.isEmpty, sql.identity.allSatisfy({ values[$0].map { !$0.isNull } ?? false }) else { return 0 }
+        try db.cachedStatement(sql: sql.deleteByIdentity).execute(arguments: StatementArguments(sql.identity.map { values[$0]! }))
+        return db.changesCount
+    }
+
+    private func deleteOrphans(_ rule: StoreRules.OrphanRule, parameters: [String: String], keep: Set<Int64>,
+                               _ db: Database) throws -> Int {
+        guard let table = layout.table(rule.entity) else { return 0 }
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        for (attribute, scopeValue) in rule.scope {
+            guard let column = table.columns.first(where: { $0.name == attribute }) else { continue }
+            let value: Value
+            switch scopeValue {
+            case .literal(let literal): value = literal
+            case .parameter(let name):
+                value = try store.mapper.coerce(.string(parameters[name] ?? ""), toAttribute: attribute, of: rule.entity)
+            }
+            let encoded = ColumnCoding.encode(value, type: column.type)
+            if encoded.isNull {
+                conditions.append("\(q(attribute)) IS NULL")
+            } else {
+                conditions.append("\(q(attribute)) = ?")
+                arguments.append(encoded)
+            }
+        }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let candidates = try Int64.fetchAll(db, sql: "SELECT \(q(StoreSQL.rowID)) FROM \(q(rule.entity))\(whereClause)",
+                                            arguments: StatementArguments(arguments))
+        let delete = try db.cachedStatement(sql: "DELETE FROM \(q(rule.entity)) WHERE \(q(StoreSQL.rowID)) = ?")
+        var deleted = 0
+        for rowID in candidates where !keep.contains(rowID) {
+            try delete.execute(arguments: [rowID])
+            deleted += 1
+        }
+        return deleted
+    }
+}

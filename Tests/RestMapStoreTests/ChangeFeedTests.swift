@@ -1,0 +1,32 @@
+import Foundation
+import RestMap
+import RestMapStore
+import Testing
+
+@Suite struct ChangeFeedTests {
+    @Test func theFeedReportsInsertedUpdatedAndDeletedRecordsPerTransaction() async throws {
+        let db = try StoreFixture.folder().appendingPathComponent("mongohq.sqlite").path
+        let store = try RecordStore(path: db, mapper: try StoreFixture.mapper(schema: "mongohq.yaml"))
+        try await StoreFixture.save(store, path: "/databases/shop/collections", body: #"[{"name": "movies", "count": 1}]"#)
+        let feed = store.changes(StoreQuery(entity: "Collection", filters: [("databaseID", .string("shop"))], order: [("name", true)]))
+        var iterator = feed.makeAsyncIterator()
+
+        let initial = try #require(try await iterator.next())
+        #expect(initial.inserted.map { $0.name.string } == ["movies"] && initial.updated.isEmpty && initial.deleted.isEmpty)
+
+        try await StoreFixture.save(store, path: "/databases/shop/collections",
+                                    body: #"[{"name": "movies", "count": 2}, {"name": "books", "count": 0}]"#)
+        let second = try #require(try await iterator.next())
+        #expect(second.inserted.map { $0.name.string } == ["books"])
+        #expect(second.updated.map { $0.count.int } == [2])
+        #expect(second.records.map { $0.name.string } == ["books", "movies"])
+
+        // A save outside the query's scope changes nothing in its result: no element for it.
+        try await StoreFixture.save(store, path: "/databases/blog/collections", body: #"[{"name": "posts"}]"#)
+        try await StoreFixture.save(store, path: "/databases/shop/collections", body: #"[{"name": "books", "count": 0}]"#)
+        let third = try #require(try await iterator.next())
+        #expect(third.deleted.map { $0.name.string } == ["movies"] && third.deleted.first?.count.int == 2)
+        #expect(third.inserted.isEmpty && third.updated.isEmpty)
+        try store.close()
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import RestMap
+import RestMapSchema
+import RestMapStore
+import Testing
+
+/// Paths, schemas, stores and processes shared by the store tests.
+enum StoreFixture {
+    /// The repository root.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A fresh folder for one test's database files.
+    static func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A mapper for a schema under `Schemas/`, with the plugins it names (from the build folder).
+    static func mapper(schema name: String) throws -> Mapper {
+        try Mapper(contentsOf: root.appendingPathComponent("Schemas/\(name)").path)
+    }
+
+    /// A mapper for a schema written inline.
+    static func mapper(yaml: String) throws -> Mapper {
+        let loaded = Schema.load(bytes: Array(yaml.utf8), file: "inline.yaml")
+        guard let schema = loaded.schema else { throw Failure(description: loaded.diagnostics.map(\.description).joined(separator: "\n")) }
+        return try Mapper(schema: schema)
+    }
+
+    /// The bytes of a file under `Samples/`.
+    static func sample(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: root.appendingPathComponent("Samples/\(path)")))
+    }
+
+    /// The path of a file under `Samples/` or `Schemas/`.
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    /// Maps and saves a body as a GET (or `method`) of `path`.
+    @discardableResult
+    static func save(_ store: RecordStore, path: String, body: String, method: String = "GET", status: Int = 200,
+                     isCompletePage: Bool = true) async throws -> SaveSummary {
+        let response = Response(method: method, path: path, status: status, body: body)
+        return try await store.importResponse(response, isCompletePage: isCompletePage).summary
+    }
+}
+
+/// Runs programs: the built `restmap` binary, the `sqlite3` shell and Python.
+enum Program {
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    /// The built `restmap` binary, next to the running test executable.
+    static var restmap: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("restmap")
+    }
+
+    /// Runs `restmap` with `arguments` in the repository root.
+    static func restmap(_ arguments: [String]) throws -> Run {
+        try #require(FileManager.default.isExecutableFile(atPath: restmap.path), "\(restmap.path) is missing: run `swift build` first")
+        return try run(restmap, arguments)
+    }
+
+    /// Plain SQL through the `sqlite3` command-line shell: rows as `|`-separated lines.
+    static func sqlite(_ database: String, _ sql: String) throws -> [String] {
+        let result = try run(URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, sql])
+        try #require(result.status == 0, "sqlite3 failed: \(result.errors)")
+        return result.output.split(separator: "\n").map(String.init)
+    }
+
+    /// Starts a process; the caller waits for it.
+    static func start(_ executable: URL, _ arguments: [String], output: Pipe = Pipe(), errors: Pipe = Pipe()) throws -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = StoreFixture.root
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    static func run(_ executable: URL, _ arguments: [String]) throws -> Run {
+        let output = Pipe(), errors = Pipe()
+        let process = try start(executable, arguments, output: output, errors: errors)
+        // Read both streams concurrently so a large output cannot block the child.
+        nonisolated(unsafe) var errorData = Data()
+        let reader = Thread { errorData = errors.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !reader.isFinished { usleep(1000) }
+        return Run(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                   errors: String(decoding: errorData, as: UTF8.self))
+    }
+}
