@@ -17,11 +17,17 @@ public struct Response: Sendable {
     public var requestHeaders: [String: String]
     /// Embedder-defined metadata, under `@metadata.user.*`.
     public var userMetadata: Value
+    /// The full URL of the request (`@metadata.HTTP.request.URL`), as a client sent it; `nil`:
+    /// built from the schema's `baseURL` and `path`.
+    public var requestURL: String?
+    /// The full URL of the response (`@metadata.HTTP.response.URL`), which differs from the
+    /// request's after a redirect; `nil`: the request URL.
+    public var responseURL: String?
 
     public init(
         method: String = "GET", path: String, status: Int = 200, headers: [String: String] = [:],
         body: [UInt8], parameters: [String: String] = [:], requestHeaders: [String: String] = [:],
-        userMetadata: Value = .object([])
+        userMetadata: Value = .object([]), requestURL: String? = nil, responseURL: String? = nil
     ) {
         self.method = method.uppercased()
         self.path = path
@@ -31,6 +37,8 @@ public struct Response: Sendable {
         self.parameters = parameters
         self.requestHeaders = requestHeaders
         self.userMetadata = userMetadata
+        self.requestURL = requestURL
+        self.responseURL = responseURL
     }
 
     /// A response with a UTF-8 body.
