@@ -275,6 +275,15 @@ final class MappingSession {
                     continue
                 }
                 if let child = map(node, entity: relationship.target, collectionIndex: nil) { related = [child] }
+            } else if let key = relationship.singleKey {
+                // The common case: one key, no level between the parent and the child.
+                guard node.kind == .object, let child = node[key] else {
+                    clearIfMissing(record, slot: slot, plan: entityPlan)
+                    continue
+                }
+                path.append(.key(key))
+                related = mapFound(child, entity: relationship.target, keyedBy: relationship.keyedBy)
+                path.removeLast()
             } else if let keys = relationship.plainKeys {
                 var found: [FoundRepresentation] = []
                 collect(keys[...], from: node, levels: [], position: [], crossedArray: false, into: &found)

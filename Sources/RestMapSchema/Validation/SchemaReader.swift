@@ -383,7 +383,7 @@ final class SchemaReader {
                 let tests = [value["equals"].map(equalsTest), value["present"]?.boolValue.map(DynamicCondition.Test.present),
                              value["type"]?.stringValue.flatMap(DynamicCondition.JSONType.init(rawValue:)).map(DynamicCondition.Test.type)]
                     .compactMap { $0 }
-                if tests.isEmpty { error("a condition needs 'equals', 'present' or 'type'", at: value) }
+                if value.mapping?.isEmpty == true { error("a condition needs 'equals', 'present' or 'type'", at: value) }
                 conditions += tests.map { DynamicCondition(keyPath: path, test: $0, location: pair.key.location) }
             } else {
                 conditions.append(DynamicCondition(keyPath: path, test: equalsTest(value), location: pair.key.location))
