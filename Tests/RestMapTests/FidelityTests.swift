@@ -282,17 +282,7 @@ struct FidelityCase {
 /// URLs by text, object key order ignored).
 enum FidelityValues {
     static func value(_ node: SchemaNode) -> Value {
-        switch node.content {
-        case .sequence(let items): return .array(items.map(value))
-        case .mapping(let pairs): return .object(pairs.map { Value.Member(key: $0.key.scalarText ?? "", value: value($0.value)) })
-        case .scalar(let text, let quoted):
-            if quoted { return .string(text) }
-            if node.isNull { return .null }
-            if let bool = node.boolValue { return .bool(bool) }
-            if let integer = Int64(text) { return .integer(integer) }
-            if Double(text) != nil, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return .decimal(decimal) }
-            return .string(text)
-        }
+        Value(schemaNode: node)
     }
 
     static func matches(_ expected: SchemaNode, _ actual: Value) -> Bool {

@@ -265,22 +265,31 @@ struct DynamicPlan: Sendable {
     }
 }
 
+extension Value {
+    /// A schema node as a value, as defaults and transformer arguments read it (the YAML 1.2 core
+    /// schema: a plain number is an exact integer or decimal; a quoted scalar is always a string).
+    public init(schemaNode node: SchemaNode) {
+        switch node.content {
+        case .sequence(let items): self = .array(items.map(Value.init(schemaNode:)))
+        case .mapping(let pairs): self = .object(pairs.map { Value.Member(key: $0.key.scalarText ?? "", value: Value(schemaNode: $0.value)) })
+        case .scalar(let text, let quoted):
+            if quoted { self = .string(text) } else if node.isNull { self = .null } else if let bool = node.boolValue {
+                self = .bool(bool)
+            } else if let integer = Int64(text) {
+                self = .integer(integer)
+            } else if let number = Double(text), text.contains(where: { $0.isNumber }) {
+                self = Decimal(string: text, locale: posix).map(Value.decimal) ?? .number(number)
+            } else {
+                self = .string(text)
+            }
+        }
+    }
+}
+
 /// Schema nodes (defaults, transformer arguments) as values.
 enum SchemaValues {
     static func value(_ node: SchemaNode) -> Value {
-        switch node.content {
-        case .sequence(let items): return .array(items.map(value))
-        case .mapping(let pairs): return .object(pairs.map { Value.Member(key: $0.key.scalarText ?? "", value: value($0.value)) })
-        case .scalar(let text, let quoted):
-            if quoted { return .string(text) }
-            if node.isNull { return .null }
-            if let bool = node.boolValue { return .bool(bool) }
-            if let integer = Int64(text) { return .integer(integer) }
-            if let number = Double(text), text.contains(where: { $0.isNumber }) {
-                return Decimal(string: text, locale: posix).map(Value.decimal) ?? .number(number)
-            }
-            return .string(text)
-        }
+        Value(schemaNode: node)
     }
 
     static func arguments(_ node: SchemaNode) -> [String: Value] {
