@@ -294,10 +294,10 @@ final class MappingSession {
                 for item in found {
                     path += item.position
                     scope.representations += item.levels
-                    if relationship.keyedBy.isEmpty {
-                        related += mapFoundItem(item, entity: relationship.target)
-                    } else {
+                    if item.node.kind == .array || !relationship.keyedBy.isEmpty {
                         related += mapFound(item.node, entity: relationship.target, keyedBy: relationship.keyedBy)
+                    } else if let child = map(item.node, entity: relationship.target, collectionIndex: item.collectionIndex) {
+                        related.append(child)
                     }
                     scope.representations.removeLast(item.levels.count)
                     path.removeLast(item.position.count)
@@ -381,12 +381,6 @@ final class MappingSession {
         default:
             return
         }
-    }
-
-    /// Maps what `collect` found: an array is a collection, anything else one representation.
-    private func mapFoundItem(_ item: FoundRepresentation, entity: Int) -> [Int] {
-        if item.node.kind == .array { return mapFound(item.node, entity: entity, keyedBy: []) }
-        return map(item.node, entity: entity, collectionIndex: item.collectionIndex).map { [$0] } ?? []
     }
 
     private func assign(_ related: [Int], to record: Int, slot: Int, policy: AssignmentPolicy) {
