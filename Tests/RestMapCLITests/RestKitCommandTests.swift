@@ -107,6 +107,30 @@ struct RestKitCommandTests {
         }
     }
 
+    @Test("Dynamic matchers pick each element's entity; one that no matcher accepts is reported")
+    func dynamicMapping() throws {
+        let directory = try folder([
+            "shapes.yaml": """
+                restmap: 1
+                entities:
+                  Shape:
+                    dynamic:
+                      match:
+                        - { when: { kind: [circle, disc], radius: { type: number } }, entity: Circle }
+                        - { when: { corners: { present: true } }, entity: Polygon }
+                      otherwise: error
+                  Circle: { attributes: [radius] }
+                  Polygon: { attributes: [corners] }
+                responses: [ { entity: Shape } ]
+                """,
+            "body.json": #"[{"kind": "disc", "radius": 2}, {"corners": 4}, {"kind": "circle", "radius": "2"}]"#,
+        ])
+        let run = try CLI.run(["map", "--schema", "shapes.yaml", "--format", "ndjson", "body.json"], in: directory)
+        #expect(run.status == 1)
+        #expect(run.output == #"{"$entity":"Circle","radius":2}"# + "\n" + #"{"$entity":"Polygon","corners":4}"# + "\n")
+        #expect(run.errors.contains("[2]: Shape: no matcher of dynamic entity 'Shape' holds ('corners' is absent, 'kind' is \"circle\", 'radius' is \"2\")"))
+    }
+
     @Test("validate reports a dynamic matcher that can never match, and an unknown matcher entity, at their positions")
     func dynamicMatchers() throws {
         let directory = try folder([
