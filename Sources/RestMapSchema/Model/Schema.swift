@@ -156,6 +156,12 @@ public struct DynamicEntity: Sendable {
     /// Matchers in order; `by`/`cases` are read as one matcher per case.
     public var matchers: [DynamicMatcher]
     public var otherwise: DynamicFallback
+
+    /// Every entity a matcher picks, in order, with the case value of a `by`/`cases` matcher
+    /// (empty for a `match:` item).
+    public var cases: [(value: String, entity: Located<String>)] {
+        matchers.map { ($0.caseValue ?? "", $0.entity) }
+    }
 }
 
 /// One matcher of a dynamic entity: when every condition holds, the representation is `entity`.
@@ -163,8 +169,13 @@ public struct DynamicMatcher: Sendable {
     public var conditions: [DynamicCondition]
     public var entity: Located<String>
     public var location: SourceLocation
+    /// The value of a matcher read from `by`/`cases` (`Boy` in `cases: { Boy: Boy }`); `nil` for a `match:` item.
+    public var caseValue: String?
+
     /// How messages name the matcher: "dynamic matcher", or "dynamic case 'Boy'" for `by`/`cases`.
-    public var label: String
+    public var label: String {
+        caseValue.map { "dynamic case '\($0)'" } ?? "dynamic matcher"
+    }
 }
 
 /// A condition on the value at one key path of a representation.

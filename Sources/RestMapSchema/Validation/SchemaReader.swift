@@ -361,7 +361,7 @@ final class SchemaReader {
                 guard let value = pair.key.scalarText, let entity = pair.value.stringValue else { return nil }
                 let condition = DynamicCondition(keyPath: by, test: .equals([value]), location: pair.key.location)
                 return DynamicMatcher(conditions: [condition], entity: Located(entity, at: pair.value.textLocation),
-                                      location: pair.key.location, label: "dynamic case '\(value)'")
+                                      location: pair.key.location, caseValue: value)
             }
         }
         let otherwise: DynamicFallback = switch node["otherwise"]?.stringValue {
@@ -390,7 +390,7 @@ final class SchemaReader {
             }
         }
         return DynamicMatcher(conditions: conditions, entity: Located(entity, at: entityNode.textLocation),
-                              location: node.location, label: "dynamic matcher")
+                              location: node.location, caseValue: nil)
     }
 
     /// `equals`: one value or a list of values, compared as text (`nil` is null).
