@@ -36,6 +36,22 @@ import Testing
         #expect(result.errors.count == 1)
     }
 
+    @Test func scalarsAreRepresentationsOfAnEntityThatReadsSelf() throws {
+        let mapper = try Fixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              Post: { attributes: [title], relationships: { tags: { entity: Tag, many: true }, notes: { entity: Note, many: true } } }
+              Tag: { attributes: { name: "@self", position: "@metadata.mapping.collectionIndex" } }
+              Note: { attributes: [text] }
+            responses: [ { entity: Post } ]
+            """)
+        let result = try mapper.map(Response(path: "/", body: #"{"title": "t", "tags": ["a", "b"], "notes": ["x"]}"#))
+        #expect(result.records[0].related("tags").map(\.name.string) == ["a", "b"])
+        #expect(result.records[0].related("tags").map(\.position.int) == [0, 1])
+        // Without an "@self" attribute a scalar is no representation: reported, not dropped.
+        #expect(result.errors.map(\.description) == ["notes[0]: Note: expected an object representation, found string \"x\""])
+    }
+
     // MARK: 2. @parent levels
 
     @Test func parentIsOneLevelPerObjectNodeAndArraysAreNotLevels() throws {
