@@ -234,6 +234,15 @@ struct DynamicPlan: Sendable {
     }
 
     static func holds(_ test: DynamicCondition.Test, for found: Resolved) -> Bool {
+        // A container in the body is never equal to a value and is typed by its kind: no need to
+        // materialize it (it may be large).
+        if case .node(let node) = found, node.kind == .object || node.kind == .array {
+            switch test {
+            case .present(let present): return present
+            case .equals: return false
+            case .type(let type): return type == (node.kind == .object ? .object : .array)
+            }
+        }
         let value = found.value
         switch test {
         case .present(let present):
