@@ -25,13 +25,21 @@ struct MapCommand: ParsableCommand {
     var method = "GET"
 
     @Option(name: .long, help: "The request path, relative to the schema's baseURL (a query string is allowed).")
-    var path = "/"
+    var path: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The full request URL (@metadata.HTTP.request.URL); its path is the request path unless --path is given. Default: baseURL + path.",
+        valueName: "url"))
+    var url: String?
 
     @Option(name: .long, help: "The response status code.")
     var status = 200
 
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A response header.", valueName: "name:value"))
     var header: [String] = []
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A request header (@metadata.HTTP.request.headers).", valueName: "name:value"))
+    var requestHeader: [String] = []
 
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A routing parameter (@metadata.routing.parameters).", valueName: "name=value"))
     var param: [String] = []
@@ -64,10 +72,15 @@ struct MapCommand: ParsableCommand {
         for warning in prepared.diagnostics where warning.severity == .warning {
             Terminal.error("\(warning)\n")
         }
-        let response = Response(method: method, path: path, status: status, headers: try headers(), body: try readBody(),
+        if let url, !url.contains("://") {
+            throw ValidationError("--url takes a full URL such as https://api.example.com/users, found '\(url)'")
+        }
+        let response = Response(method: method, path: path ?? url ?? "/", status: status, headers: try headers(), body: try readBody(),
                                 parameters: try pairs(param, separator: "=", option: "--param"),
+                                requestHeaders: try pairs(requestHeader, separator: ":", option: "--request-header"),
                                 userMetadata: .object(try pairs(metadata, separator: "=", option: "--metadata")
-                                    .sorted { $0.key < $1.key }.map { Value.Member(key: $0.key, value: .string($0.value)) }))
+                                    .sorted { $0.key < $1.key }.map { Value.Member(key: $0.key, value: .string($0.value)) }),
+                                requestURL: url)
         let result: MappingResult
         do { result = try mapper.map(response, options: MappingOptions(strict: strict)) } catch {
             Terminal.error("restmap: \(error)\n")

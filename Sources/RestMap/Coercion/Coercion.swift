@@ -146,7 +146,8 @@ final class Coercer: Sendable {
             default: throw mismatch(value, type)
             }
         case .array(let element):
-            guard case .array(let items) = value else { throw mismatch(value, type) }
+            // A single value where a list is expected is a list of one, as RestKit maps "Blue" to @[@"Blue"].
+            guard case .array(let items) = value else { return .array([try coerce(value, to: element)]) }
             var coerced: [Value] = []
             coerced.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {

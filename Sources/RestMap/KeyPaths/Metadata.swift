@@ -7,7 +7,11 @@ struct Metadata: Sendable {
     /// `routing`, `HTTP`, `query` and `user`, fixed for one response.
     var fixed: Value
 
-    init(request: Response, routeName: String?, routingParameters: [String: String]) {
+    /// `schema` gives `baseURL` (for full URLs) and the headers every request sends (`headers:`),
+    /// under the request's own headers.
+    init(request: Response, schema: Schema, routeName: String?, routingParameters: [String: String]) {
+        let baseURL = schema.baseURL
+        let requestURL = request.requestURL ?? Self.absoluteURL(request.path, baseURL: baseURL)
         func object(_ pairs: [(String, Value)]) -> Value { .object(pairs.map { Value.Member(key: $0.0, value: $0.1) }) }
         func strings(_ dictionary: [String: String]) -> Value {
             object(dictionary.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
@@ -19,12 +23,12 @@ struct Metadata: Sendable {
             ])),
             ("HTTP", object([
                 ("request", object([
-                    ("URL", .string(request.path)),
+                    ("URL", .string(requestURL)),
                     ("method", .string(request.method)),
-                    ("headers", strings(request.requestHeaders)),
+                    ("headers", strings(schema.headers.merging(request.requestHeaders) { _, given in given })),
                 ])),
                 ("response", object([
-                    ("URL", .string(request.responseURL ?? request.path)),
+                    ("URL", .string(request.responseURL ?? requestURL)),
                     ("statusCode", .integer(Int64(request.status))),
                     ("headers", strings(request.headers)),
                 ])),
@@ -32,6 +36,23 @@ struct Metadata: Sendable {
             ("query", object([("parameters", strings(request.queryParameters))])),
             ("user", request.userMetadata),
         ])
+    }
+
+    /// The full URL of a request path (RestKit's `HTTP.request.URL`): a path that already is a
+    /// URL stays as it is; otherwise it joins `baseURL`'s scheme and host, and `baseURL`'s path
+    /// unless the request path already starts with it (`/api/v1/users` and `/users` under
+    /// `http://restkit.org/api/v1` are both `http://restkit.org/api/v1/users`). Without a
+    /// `baseURL` the path is all there is.
+    static func absoluteURL(_ path: String, baseURL: String?) -> String {
+        guard !path.contains("://"), let baseURL, let schemeEnd = baseURL.range(of: "://") else { return path }
+        let hostEnd = baseURL[schemeEnd.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? baseURL.endIndex
+        let origin = baseURL[..<hostEnd]
+        var basePath = baseURL[hostEnd...].prefix { $0 != "?" }
+        if basePath.hasSuffix("/") { basePath = basePath.dropLast() }
+        let relative = path.hasPrefix("/") || path.hasPrefix("?") || path.isEmpty ? path : "/" + path
+        let underBase = !basePath.isEmpty && relative.hasPrefix(basePath)
+            && [nil, "/", "?"].contains(relative.dropFirst(basePath.count).first)
+        return origin + (underBase ? "" : basePath) + relative
     }
 
     /// Looks up the segments after `@metadata`.

@@ -56,7 +56,7 @@ extension Mapper {
             let found: Resolved
             if let keyPath = descriptor.keyPath {
                 let scope = EvaluationScope(representations: [document.root], root: document.root,
-                                            metadata: Metadata(request: response, routeName: nil, routingParameters: [:]),
+                                            metadata: Metadata(request: response, schema: plan.schema, routeName: nil, routingParameters: [:]),
                                             collectionIndex: nil, rootKeyPath: keyPath.text)
                 found = KeyPathEvaluator.evaluate(keyPath, from: document.root, scope: scope)
             } else {
@@ -64,13 +64,12 @@ extension Mapper {
             }
             guard let entity = plan.entityIndex[descriptor.entity.value] else { continue }
             let base = descriptor.keyPath?.text ?? ""
+            let keyedBy = descriptor.keyedBy.compactMap { plan.entities[entity].attributeSlots[$0.value] }
             switch found {
-            case .node(let node) where node.kind == .array:
-                for element in node.elements { coverage.visit(element, entity: entity, path: base + "[]") }
             case .node(let node):
-                coverage.visit(node, entity: entity, path: base)
+                coverage.visitFound(node, entity: entity, keyedBy: keyedBy[...], path: base)
             case .nodes(let nodes):
-                for element in nodes { coverage.visit(element, entity: entity, path: base + "[]") }
+                for element in nodes { coverage.visitFound(element, entity: entity, keyedBy: keyedBy[...], path: base + "[]") }
             default:
                 break
             }
@@ -117,13 +116,34 @@ struct Coverage {
         }
     }
 
-    mutating func visit(_ node: JSONNode, entity requested: Int, path: String, depth: Int = 0) {
+    /// Visits what a descriptor or relationship found: an array's elements, the values of a keyed
+    /// object (`keyedBy`, one level per attribute; shown as `*` in paths, and the key attributes
+    /// count as read), or one representation.
+    mutating func visitFound(_ node: JSONNode, entity: Int, keyedBy: ArraySlice<Int>, path: String, depth: Int = 0,
+                             keys: [Int] = []) {
+        if node.kind == .array {
+            for element in node.elements { visitFound(element, entity: entity, keyedBy: keyedBy, path: path + "[]", depth: depth, keys: keys) }
+        } else if let slot = keyedBy.first, node.kind == .object {
+            for member in node.members {
+                visitFound(member.value, entity: entity, keyedBy: keyedBy.dropFirst(), path: path.isEmpty ? "*" : path + ".*",
+                           depth: depth, keys: keys + [slot])
+            }
+        } else if keyedBy.isEmpty, node.kind == .object || !node.isNull && plan.entities[entity].readsSelf {
+            visit(node, entity: entity, path: path, depth: depth, keyed: keys)
+        }
+    }
+
+    mutating func visit(_ node: JSONNode, entity requested: Int, path: String, depth: Int = 0, keyed: [Int] = []) {
         guard depth < 32 else { return }
         var entity = requested
         if let dynamic = plan.entities[requested].dynamic {
-            let key = dynamic.by.singleKey.flatMap { node[$0]?.stringValue }
-            guard let key, let picked = dynamic.cases[key] else { return }
-            entity = picked
+            let picked = dynamic.pick { keyPath in
+                RequestSerializer.inverseKeys(keyPath).flatMap { Self.resolve($0, in: node) }.map { .node($0) } ?? .missing
+            }
+            switch (picked, dynamic.otherwise) {
+            case (let picked?, _), (nil, .entity(let picked)): entity = picked
+            default: return
+            }
         }
         let entityPlan = plan.entities[entity]
         visits[entity, default: 0] += 1
@@ -138,6 +158,7 @@ struct Coverage {
                 counts[slot] += 1  // computed paths (@parent, operators, metadata) are not coverage
             }
         }
+        for slot in keyed where slot < counts.count { counts[slot] += 1 }  // filled from the keys
         hits[entity] = counts
         for relationship in entityPlan.relationships {
             guard let source = relationship.source else { continue }
@@ -149,11 +170,7 @@ struct Coverage {
             tree.markRead(keys)
             guard let child = Self.resolve(keys, in: node) else { continue }
             let childPath = path.isEmpty ? source.text : "\(path).\(source.text)"
-            if child.kind == .array {
-                for element in child.elements { visit(element, entity: relationship.target, path: childPath + "[]", depth: depth + 1) }
-            } else if child.kind == .object {
-                visit(child, entity: relationship.target, path: childPath, depth: depth + 1)
-            }
+            visitFound(child, entity: relationship.target, keyedBy: relationship.keyedBy[...], path: childPath, depth: depth + 1)
         }
         report(node, against: tree, path: path)
     }

@@ -19,7 +19,7 @@ extension Mapper {
     private func values(at keyPaths: [KeyPath], in document: JSONDocument, response: Response) -> [Value?] {
         let scope = EvaluationScope(
             representations: [document.root], root: document.root,
-            metadata: Metadata(request: response, routeName: nil, routingParameters: response.parameters),
+            metadata: Metadata(request: response, schema: plan.schema, routeName: nil, routingParameters: response.parameters),
             collectionIndex: nil, rootKeyPath: "")
         return keyPaths.map { path in
             let value = KeyPathEvaluator.evaluate(path, in: scope).value

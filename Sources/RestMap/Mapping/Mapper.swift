@@ -47,7 +47,8 @@ public struct Mapper: Sendable {
             return (MappingResult(keyPaths: [], records: [], errors: [], routingParameters: parameters, graph: nil), nil)
         }
         let document = try parse(response)
-        let metadata = Metadata(request: response, routeName: routeName(method: response.method, path: path), routingParameters: parameters)
+        let metadata = Metadata(request: response, schema: plan.schema,
+                                routeName: routeName(method: response.method, path: path), routingParameters: parameters)
         let session = MappingSession(plan: plan, root: document.root, metadata: metadata)
 
         if isError {
@@ -73,7 +74,7 @@ public struct Mapper: Sendable {
             contributed = true
             // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
             let entity = plan.entityIndex[descriptor.entity.value]!
-            let keyedBy = descriptor.keyedBy.flatMap { plan.entities[entity].attributeSlots[$0.value] }
+            let keyedBy = descriptor.keyedBy.compactMap { plan.entities[entity].attributeSlots[$0.value] }
             session.path = keyPathText.isEmpty ? [] : [.key(keyPathText)]
             let roots = session.mapRoot(found, entity: entity, keyedBy: keyedBy)
             if let existing = perKeyPath.firstIndex(where: { $0.keyPath == keyPathText }) {

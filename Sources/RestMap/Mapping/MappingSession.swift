@@ -22,6 +22,8 @@ final class MappingSession {
     var identities: [[IdentityKey: Int]]
     var errors: [MappingError] = []
     var path: [PathStep] = []
+    /// Documents made from computed values mapped as representations, kept alive with the session.
+    var computedDocuments: [JSONDocument] = []
     /// Nested relationship depth; bounded so hostile documents cannot exhaust the stack.
     var depth = 0
     static let maximumDepth = 100
@@ -36,8 +38,7 @@ final class MappingSession {
 
     /// Maps the value found at a descriptor's key path: an object, an array of them, or (with
     /// `keyedBy`) an object whose keys are records. Returns the root records in order.
-    func mapRoot(_ found: Resolved, entity: Int, keyedBy: Int?) -> [Int] {
-        var mapped: [Int] = []
+    func mapRoot(_ found: Resolved, entity: Int, keyedBy: [Int]) -> [Int] {
         switch found {
         case .missing, .value(.null):
             return []
@@ -45,42 +46,69 @@ final class MappingSession {
             fail("the key path gives a computed value (\(ValueText.short(value))), not an object representation",
                  entity: plan.entities[entity].name, attribute: nil)
             return []
-        case .node(let node) where node.isNull:
-            return []
-        case .node(let node) where node.kind == .array:
-            mapped = mapElements(node.elements, entity: entity)
+        case .node(let node):
+            return mapFound(node, entity: entity, keyedBy: keyedBy)
         case .nodes(let nodes):
+            var mapped: [Int] = []
             for (index, element) in nodes.enumerated() {
                 path.append(.index(index))
                 if element.kind == .array {
-                    mapped += mapRoot(.node(element), entity: entity, keyedBy: keyedBy)
+                    mapped += mapFound(element, entity: entity, keyedBy: keyedBy)
+                } else if !keyedBy.isEmpty {
+                    mapped += mapKeyed(element, entity: entity, keyedBy: keyedBy)
                 } else if let record = map(element, entity: entity, collectionIndex: index) {
                     mapped.append(record)
                 }
                 path.removeLast()
             }
-        case .node(let node):
-            if let keyedBy, node.kind == .object {
-                for (index, member) in node.members.enumerated() {
-                    path.append(.key(member.key))
-                    if let record = map(member.value, entity: entity, collectionIndex: index, injected: (keyedBy, .string(member.key))) {
-                        mapped.append(record)
-                    }
-                    path.removeLast()
-                }
-            } else if let record = map(node, entity: entity, collectionIndex: nil) {
-                mapped.append(record)
-            }
+            return mapped
         }
-        return mapped
     }
 
-    /// Maps each element of an array with its index as collection index and position.
-    private func mapElements(_ elements: some Sequence<JSONNode>, entity: Int) -> [Int] {
+    /// Maps one node found where representations sit: `null` is nothing, an array a collection,
+    /// a keyed object (with `keyedBy`) a collection by key, anything else one representation.
+    private func mapFound(_ node: JSONNode, entity: Int, keyedBy: [Int]) -> [Int] {
+        switch node.kind {
+        case .null:
+            return []
+        case .array:
+            var mapped: [Int] = []
+            for (index, element) in node.elements.enumerated() {
+                path.append(.index(index))
+                if keyedBy.isEmpty {
+                    if let record = map(element, entity: entity, collectionIndex: index) { mapped.append(record) }
+                } else {
+                    mapped += mapKeyed(element, entity: entity, keyedBy: keyedBy)
+                }
+                path.removeLast()
+            }
+            return mapped
+        default:
+            if !keyedBy.isEmpty { return mapKeyed(node, entity: entity, keyedBy: keyedBy) }
+            return map(node, entity: entity, collectionIndex: nil).map { [$0] } ?? []
+        }
+    }
+
+    /// Maps an object whose keys are records (`keyedBy`): each key becomes the attribute of its
+    /// level, and the values of the last level are the representations (objects, or scalars read
+    /// with `@self`). A keyed object is a collection, like an array: it is no `@parent` level.
+    private func mapKeyed(_ container: JSONNode, entity: Int, keyedBy: [Int], keys: [(slot: Int, value: Value)] = []) -> [Int] {
+        guard container.kind == .object else {
+            if !container.isNull {
+                fail("expected an object whose keys are records (keyedBy), found \(Self.describe(container))",
+                     entity: plan.entities[entity].name, attribute: nil)
+            }
+            return []
+        }
         var mapped: [Int] = []
-        for (index, element) in elements.enumerated() {
-            path.append(.index(index))
-            if let record = map(element, entity: entity, collectionIndex: index) { mapped.append(record) }
+        for (index, member) in container.members.enumerated() {
+            path.append(.key(member.key))
+            let injected = keys + [(keyedBy[keys.count], Value.string(member.key))]
+            if injected.count < keyedBy.count {
+                mapped += mapKeyed(member.value, entity: entity, keyedBy: keyedBy, keys: injected)
+            } else if let record = map(member.value, entity: entity, collectionIndex: index, injected: injected) {
+                mapped.append(record)
+            }
             path.removeLast()
         }
         return mapped
@@ -88,12 +116,11 @@ final class MappingSession {
 
     /// Maps one representation; `nil` when it was declined (dynamic `skip`), was `null` (no
     /// representation, as RestKit skips `NSNull`) or failed (an error is recorded: a value that is
-    /// not an object is a failed record naming where, never a record without attributes).
-    func map(_ node: JSONNode, entity requested: Int, collectionIndex: Int?, injected: (slot: Int, value: Value)? = nil) -> Int? {
-        switch node.kind {
-        case .object: break
-        case .null: return nil
-        default:
+    /// neither an object nor a scalar read with `@self` is a failed record naming where, and so is
+    /// a representation in which no attribute or relationship finds anything).
+    func map(_ node: JSONNode, entity requested: Int, collectionIndex: Int?, injected: [(slot: Int, value: Value)] = []) -> Int? {
+        if node.isNull { return nil }
+        if node.kind == .array {
             fail("expected an object representation, found \(Self.describe(node))", entity: plan.entities[requested].name, attribute: nil)
             return nil
         }
@@ -106,21 +133,34 @@ final class MappingSession {
         }
         guard let entity = concreteEntity(for: node, requested: requested) else { return nil }
         let entityPlan = plan.entities[entity]
+        if node.kind != .object, !entityPlan.readsSelf {
+            fail("expected an object representation, found \(Self.describe(node))", entity: entityPlan.name, attribute: nil)
+            return nil
+        }
 
         var values = [Value?](repeating: nil, count: entityPlan.attributes.count)
+        var mappable = !injected.isEmpty
         for (slot, attribute) in entityPlan.attributes.enumerated() {
             do {
-                values[slot] = try value(of: attribute, in: node)
+                values[slot] = try value(of: attribute, in: node, found: &mappable)
             } catch {
                 fail(error.message, entity: entityPlan.name, attribute: attribute)
                 return nil
             }
+            if values[slot] == nil, entityPlan.assignsDefaultsForMissingAttributes { values[slot] = .null }
         }
-        if let injected {
-            do { values[injected.slot] = try plan.coercer.coerce(injected.value, to: entityPlan.attributes[injected.slot].type) } catch {
-                fail(error.message, entity: entityPlan.name, attribute: entityPlan.attributes[injected.slot])
+        for (slot, value) in injected {
+            do { values[slot] = try plan.coercer.coerce(value, to: entityPlan.attributes[slot].type) } catch {
+                fail(error.message, entity: entityPlan.name, attribute: entityPlan.attributes[slot])
                 return nil
             }
+        }
+        if !mappable, !entityPlan.relationships.contains(where: { finds($0, in: node) }) {
+            let keys = node.keys
+            fail("no mappable values found for any of the attributes or relationships; "
+                 + (keys.isEmpty ? "the representation has no keys" : "the representation's keys are: " + keys.joined(separator: ", ")),
+                 entity: entityPlan.name, attribute: nil)
+            return nil
         }
         for slot in entityPlan.requiredSlots where (values[slot] ?? .null).isNull {
             let attribute = entityPlan.attributes[slot]
@@ -136,36 +176,33 @@ final class MappingSession {
     /// The entity a representation maps to: the requested one, or a dynamic entity's pick.
     private func concreteEntity(for node: JSONNode, requested: Int) -> Int? {
         guard let dynamic = plan.entities[requested].dynamic else { return requested }
-        let picked = KeyPathEvaluator.evaluate(dynamic.by, in: scope).value
-        let key: String? = switch picked {
-        case .string(let string)?: string
-        case .integer(let integer)?: String(integer)
-        case .bool(let bool)?: bool ? "true" : "false"
-        default: nil
-        }
-        if let key, let entity = dynamic.cases[key] { return entity }
+        if let entity = dynamic.pick({ KeyPathEvaluator.evaluate($0, in: scope) }) { return entity }
         switch dynamic.otherwise {
         case .skip:
             return nil
         case .entity(let entity):
             return entity
         case .error:
-            let shown = picked.map(ValueText.short) ?? "nothing"
+            let tested = Set(dynamic.matchers.flatMap { $0.conditions.map(\.keyPath) })
+                .sorted { $0.text < $1.text }
+                .map { "'\($0.text)' is " + (KeyPathEvaluator.evaluate($0, in: scope).value.map(ValueText.short) ?? "absent") }
             errors.append(MappingError(
-                message: "'\(dynamic.by)' is \(shown), which matches no case of dynamic entity '\(plan.entities[requested].name)'",
+                message: "no matcher of dynamic entity '\(plan.entities[requested].name)' holds (\(tested.joined(separator: ", ")))",
                 path: renderPath(), entity: plan.entities[requested].name, attribute: nil))
             return nil
         }
     }
 
-    /// An attribute's value: read, defaulted, transformed and coerced.
-    private func value(of attribute: AttributePlan, in node: JSONNode) throws(CoercionError) -> Value? {
+    /// An attribute's value: read, defaulted, transformed and coerced. `found` becomes `true`
+    /// when the source key path found something (`null` included), as RestKit counts mappable values.
+    private func value(of attribute: AttributePlan, in node: JSONNode, found mappable: inout Bool) throws(CoercionError) -> Value? {
         let found: Resolved
         if let key = attribute.singleKey {
             found = node.kind == .object ? (node[key].map { .node($0) } ?? .missing) : .missing
         } else {
             found = KeyPathEvaluator.evaluate(attribute.source, in: scope)
         }
+        if case .missing = found {} else { mappable = true }
         if attribute.transforms.isEmpty, case .node(let valueNode) = found {
             return try plan.coercer.coerce(valueNode, to: attribute.type)
         }
@@ -176,6 +213,17 @@ final class MappingSession {
             }
         }
         return try plan.coercer.coerce(value, to: attribute.type)
+    }
+
+    /// Whether a relationship's source finds anything in a representation (a mappable value).
+    private func finds(_ relationship: RelationshipPlan, in node: JSONNode) -> Bool {
+        guard let source = relationship.source else { return false }
+        if relationship.isSelfAggregate {
+            return node.kind == .object && plan.entities[relationship.target].sourceKeys.contains { node[$0] != nil }
+        }
+        if let key = relationship.singleKey { return node.kind == .object && node[key] != nil }
+        if case .missing = KeyPathEvaluator.evaluate(source, in: scope) { return false }
+        return true
     }
 
     /// Adds a record, or merges it into the record with the same identification.
@@ -222,36 +270,116 @@ final class MappingSession {
             var related: [Int] = []
             if relationship.isSelfAggregate {
                 let target = plan.entities[relationship.target]
-                guard node.kind == .object, target.sourceKeys.contains(where: { node[$0] != nil }) else { continue }
-                if let child = map(node, entity: relationship.target, collectionIndex: nil) { related = [child] }
-            } else {
-                let found: Resolved = if let key = relationship.singleKey {
-                    node.kind == .object ? (node[key].map { .node($0) } ?? .missing) : .missing
-                } else {
-                    KeyPathEvaluator.evaluate(source, in: scope)
+                guard node.kind == .object, target.sourceKeys.contains(where: { node[$0] != nil }) else {
+                    clearIfMissing(record, slot: slot, plan: entityPlan)
+                    continue
                 }
+                if let child = map(node, entity: relationship.target, collectionIndex: nil) { related = [child] }
+            } else if let key = relationship.singleKey {
+                // The common case: one key, no level between the parent and the child.
+                guard node.kind == .object, let child = node[key] else {
+                    clearIfMissing(record, slot: slot, plan: entityPlan)
+                    continue
+                }
+                path.append(.key(key))
+                related = mapFound(child, entity: relationship.target, keyedBy: relationship.keyedBy)
+                path.removeLast()
+            } else if let keys = relationship.plainKeys {
+                var found: [FoundRepresentation] = []
+                collect(keys[...], from: node, levels: [], position: [], crossedArray: false, into: &found)
+                if found.isEmpty {
+                    clearIfMissing(record, slot: slot, plan: entityPlan)
+                    continue
+                }
+                for item in found {
+                    path += item.position
+                    scope.representations += item.levels
+                    if item.node.kind == .array || !relationship.keyedBy.isEmpty {
+                        related += mapFound(item.node, entity: relationship.target, keyedBy: relationship.keyedBy)
+                    } else if let child = map(item.node, entity: relationship.target, collectionIndex: item.collectionIndex) {
+                        related.append(child)
+                    }
+                    scope.representations.removeLast(item.levels.count)
+                    path.removeLast(item.position.count)
+                }
+            } else {
                 path.append(.key(source.text))
                 defer { path.removeLast() }
-                switch found {
+                switch KeyPathEvaluator.evaluate(source, in: scope) {
                 case .missing:
+                    clearIfMissing(record, slot: slot, plan: entityPlan)
                     continue
-                case .node(let child) where child.isNull:
-                    break
-                case .node(let child) where child.kind == .array:
-                    related = mapElements(child.elements, entity: relationship.target)
                 case .node(let child):
-                    if let mapped = map(child, entity: relationship.target, collectionIndex: nil) { related = [mapped] }
+                    related = mapFound(child, entity: relationship.target, keyedBy: relationship.keyedBy)
                 case .nodes(let children):
-                    related = mapElements(children, entity: relationship.target)
+                    related = mapRoot(.nodes(children), entity: relationship.target, keyedBy: relationship.keyedBy)
                 case .value(let value):
-                    if !value.isNull { continue }
-                }
-                if !relationship.isToMany, related.count > 1 {
-                    fail("to-one relationship '\(relationship.name)' found \(related.count) representations", entity: entityPlan.name, attribute: nil)
-                    related = [related[0]]
+                    // A computed object or array (metadata such as `@metadata.user.custom`) is
+                    // mapped like one in the body; any other computed value fails as a record.
+                    related = mapRoot(computedRepresentations(value), entity: relationship.target, keyedBy: relationship.keyedBy)
                 }
             }
+            if !relationship.isToMany, related.count > 1 {
+                fail("to-one relationship '\(relationship.name)' found \(related.count) representations", entity: entityPlan.name, attribute: nil)
+                related = [related[0]]
+            }
             assign(related, to: record, slot: slot, policy: relationship.assignment)
+        }
+    }
+
+    /// A computed object or array as a document of its own, so it maps like a body's nodes.
+    private func computedRepresentations(_ value: Value) -> Resolved {
+        switch value {
+        case .object, .array:
+            guard let document = try? JSONDocument(string: JSONText.string(from: value)) else { return .value(value) }
+            computedDocuments.append(document)
+            return .node(document.root)
+        default:
+            return .value(value)
+        }
+    }
+
+    /// RestKit's `assignsNilForMissingRelationships`: a relationship whose key is absent is
+    /// cleared (null, or an empty list) instead of left as it was.
+    private func clearIfMissing(_ record: Int, slot: Int, plan entityPlan: EntityPlan) {
+        if entityPlan.assignsNilForMissingRelationships { records[record].relations[slot] = [] }
+    }
+
+    /// A representation a relationship's key path reached: the node, the object nodes walked
+    /// through on the way (its extra `@parent` levels), its collection index and its position.
+    struct FoundRepresentation {
+        var node: JSONNode
+        var levels: [JSONNode]
+        var collectionIndex: Int?
+        var position: [PathStep]
+    }
+
+    /// Walks plain keys from a representation. Every object passed on the way is one `@parent`
+    /// level of what is found, as in RestKit (`people.friends`: a friend's `@parent` is the
+    /// `people` object); arrays are not levels: each element object is.
+    private func collect(_ keys: ArraySlice<String>, from node: JSONNode, levels: [JSONNode], position: [PathStep],
+                         crossedArray: Bool, into found: inout [FoundRepresentation]) {
+        guard let key = keys.first, node.kind == .object, let next = node[key] else { return }
+        let position = position + [.key(key)]
+        let rest = keys.dropFirst()
+        if rest.isEmpty {
+            if crossedArray, next.kind != .array {
+                found.append(FoundRepresentation(node: next, levels: levels, collectionIndex: found.count, position: position))
+            } else {
+                found.append(FoundRepresentation(node: next, levels: levels, collectionIndex: nil, position: position))
+            }
+            return
+        }
+        switch next.kind {
+        case .object:
+            collect(rest, from: next, levels: levels + [next], position: position, crossedArray: crossedArray, into: &found)
+        case .array:
+            for (index, element) in next.elements.enumerated() where element.kind == .object {
+                collect(rest, from: element, levels: levels + [element], position: position + [.index(index)],
+                        crossedArray: true, into: &found)
+            }
+        default:
+            return
         }
     }
 

@@ -15,17 +15,20 @@ public struct Response: Sendable {
     /// response path matches are added.
     public var parameters: [String: String]
     public var requestHeaders: [String: String]
-    /// The URL that answered, when it differs from the request's (after redirects); `nil` = `path`.
-    /// Response descriptors match it (as RestKit matches the response's URL), and
-    /// `@metadata.HTTP.response.URL` reads it.
-    public var responseURL: String?
     /// Embedder-defined metadata, under `@metadata.user.*`.
     public var userMetadata: Value
+    /// The full URL of the request (`@metadata.HTTP.request.URL`), as a client sent it; `nil`:
+    /// built from the schema's `baseURL` and `path`.
+    public var requestURL: String?
+    /// The full URL that answered (`@metadata.HTTP.response.URL`), which differs from the
+    /// request's after a redirect; `nil`: the request URL. Response descriptors match it (as
+    /// RestKit matches the response's URL) when it is given, `path` otherwise.
+    public var responseURL: String?
 
     public init(
         method: String = "GET", path: String, status: Int = 200, headers: [String: String] = [:],
         body: [UInt8], parameters: [String: String] = [:], requestHeaders: [String: String] = [:],
-        userMetadata: Value = .object([])
+        userMetadata: Value = .object([]), requestURL: String? = nil, responseURL: String? = nil
     ) {
         self.method = method.uppercased()
         self.path = path
@@ -35,7 +38,8 @@ public struct Response: Sendable {
         self.parameters = parameters
         self.requestHeaders = requestHeaders
         self.userMetadata = userMetadata
-        self.responseURL = nil
+        self.requestURL = requestURL
+        self.responseURL = responseURL
     }
 
     /// A response with a UTF-8 body.

@@ -35,10 +35,7 @@ final class MappingPlan: Sendable {
             guard let entity = index[descriptor.entity.value] else {
                 throw SchemaCompilationError(message: "undefined entity '\(descriptor.entity.value)'", location: descriptor.entity.location)
             }
-            if let keyedBy = descriptor.keyedBy, entities[entity].attributeSlots[keyedBy.value] == nil {
-                throw SchemaCompilationError(message: "'\(keyedBy.value)' is not an attribute of '\(descriptor.entity.value)'",
-                                             location: keyedBy.location)
-            }
+            _ = try entities[entity].slots(of: descriptor.keyedBy)
         }
         self.basePath = schema.baseURL.flatMap { URL(string: $0)?.path }.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
     }
@@ -67,6 +64,10 @@ final class EntityPlan: Sendable {
     /// First keys of the source key paths: an `@self` aggregate applies when one is present.
     let sourceKeys: [String]
     let routes: [EntityRoute]
+    /// Whether an attribute reads the representation itself (`@self`): then a scalar is a representation.
+    let readsSelf: Bool
+    let assignsDefaultsForMissingAttributes: Bool
+    let assignsNilForMissingRelationships: Bool
 
     init(_ entity: Entity, index: Int, entityIndex: [String: Int], schema: Schema, plugins: PluginRegistry) throws(SchemaCompilationError) {
         name = entity.name
@@ -81,7 +82,14 @@ final class EntityPlan: Sendable {
             guard let target = entityIndex[relationship.entity.value] else {
                 throw SchemaCompilationError(message: "undefined entity '\(relationship.entity.value)'", location: relationship.entity.location)
             }
-            relationships.append(RelationshipPlan(relationship, target: target, localSlots: attributeSlots,
+            var keyedBy: [Int] = []
+            for name in relationship.keyedBy {
+                guard let slot = schema.entities[target].attributes.firstIndex(where: { $0.name == name.value }) else {
+                    throw SchemaCompilationError(message: "'\(name.value)' is not an attribute of '\(relationship.entity.value)'", location: name.location)
+                }
+                keyedBy.append(slot)
+            }
+            relationships.append(RelationshipPlan(relationship, target: target, keyedBy: keyedBy, localSlots: attributeSlots,
                                                   schema: schema, entityIndex: entityIndex))
         }
         self.relationships = relationships
@@ -94,6 +102,21 @@ final class EntityPlan: Sendable {
             return nil
         }
         routes = entity.routes
+        readsSelf = attributes.contains { $0.source.isSelf }
+        assignsDefaultsForMissingAttributes = entity.assignsDefaultsForMissingAttributes
+        assignsNilForMissingRelationships = entity.assignsNilForMissingRelationships
+    }
+
+    /// The attribute slots a `keyedBy` names, one per level.
+    func slots(of keyedBy: [Located<String>]) throws(SchemaCompilationError) -> [Int] {
+        var slots: [Int] = []
+        for name in keyedBy {
+            guard let slot = attributeSlots[name.value] else {
+                throw SchemaCompilationError(message: "'\(name.value)' is not an attribute of '\(self.name)'", location: name.location)
+            }
+            slots.append(slot)
+        }
+        return slots
     }
 }
 
@@ -148,8 +171,12 @@ final class RelationshipPlan: Sendable {
     /// The entities a connection searches: the target, and a dynamic target's case entities.
     let connectionTargets: [Int]
     let route: RouteSpecification?
+    /// The source's keys when it is a path of plain object keys (walked level by level for `@parent`).
+    let plainKeys: [String]?
+    /// The target's attribute slots the keys of a keyed value become, one per level.
+    let keyedBy: [Int]
 
-    init(_ relationship: Relationship, target: Int, localSlots: [String: Int], schema: Schema, entityIndex: [String: Int]) {
+    init(_ relationship: Relationship, target: Int, keyedBy: [Int], localSlots: [String: Int], schema: Schema, entityIndex: [String: Int]) {
         name = relationship.name
         source = relationship.source
         singleKey = relationship.source?.singleKey
@@ -160,29 +187,36 @@ final class RelationshipPlan: Sendable {
         connections = relationship.connections.compactMap { pair in
             localSlots[pair.local.value].map { ($0, pair.target.value) }
         }
-        let cases = schema.entities[target].dynamic?.cases.compactMap { entityIndex[$0.entity.value] } ?? []
+        let cases = schema.entities[target].dynamic?.matchers.compactMap { entityIndex[$0.entity.value] } ?? []
         connectionTargets = [target] + Set(cases).sorted()
         route = relationship.route
+        self.keyedBy = keyedBy
+        plainKeys = relationship.source.flatMap { source in
+            var keys: [String] = []
+            for segment in source.segments {
+                guard case .key(let key, nil) = segment else { return nil }
+                keys.append(key)
+            }
+            return keys
+        }
     }
 }
 
 /// A dynamic entity compiled for mapping.
 struct DynamicPlan: Sendable {
     enum Fallback: Sendable { case skip, error, entity(Int) }
-    let by: KeyPath
-    let cases: [String: Int]
+    let matchers: [(conditions: [DynamicCondition], entity: Int)]
     let otherwise: Fallback
 
     init(_ dynamic: DynamicEntity, entityIndex: [String: Int]) throws(SchemaCompilationError) {
-        by = dynamic.by
-        var cases: [String: Int] = [:]
-        for item in dynamic.cases {
-            guard let index = entityIndex[item.entity.value] else {
-                throw SchemaCompilationError(message: "undefined entity '\(item.entity.value)'", location: item.entity.location)
+        var matchers: [(conditions: [DynamicCondition], entity: Int)] = []
+        for matcher in dynamic.matchers {
+            guard let index = entityIndex[matcher.entity.value] else {
+                throw SchemaCompilationError(message: "undefined entity '\(matcher.entity.value)'", location: matcher.entity.location)
             }
-            cases[item.value] = index
+            matchers.append((matcher.conditions, index))
         }
-        self.cases = cases
+        self.matchers = matchers
         switch dynamic.otherwise {
         case .skip: otherwise = .skip
         case .error: otherwise = .error
@@ -193,24 +227,78 @@ struct DynamicPlan: Sendable {
             otherwise = .entity(index)
         }
     }
+
+    /// The entity of the first matcher whose conditions all hold, with `lookup` reading a key path.
+    func pick(_ lookup: (KeyPath) -> Resolved) -> Int? {
+        matchers.first { matcher in matcher.conditions.allSatisfy { Self.holds($0.test, for: lookup($0.keyPath)) } }?.entity
+    }
+
+    static func holds(_ test: DynamicCondition.Test, for found: Resolved) -> Bool {
+        // A container in the body is never equal to a value and is typed by its kind: no need to
+        // materialize it (it may be large).
+        if case .node(let node) = found, node.kind == .object || node.kind == .array {
+            switch test {
+            case .present(let present): return present
+            case .equals: return false
+            case .type(let type): return type == (node.kind == .object ? .object : .array)
+            }
+        }
+        let value = found.value
+        switch test {
+        case .present(let present):
+            return (value.map { !$0.isNull } ?? false) == present
+        case .equals(let allowed):
+            guard let value else { return false }
+            return allowed.contains(value.isNull ? nil : text(of: value))
+        case .type(let type):
+            guard let value else { return false }
+            return switch (type, value) {
+            case (.string, .string), (.boolean, .bool), (.object, .object), (.array, .array), (.null, .null): true
+            case (.number, .integer), (.number, .number), (.number, .decimal), (.integer, .integer): true
+            case (.integer, .decimal(let decimal)): !decimal.description.contains(".")
+            case (.integer, .number(let number)): number == number.rounded(.towardZero)
+            default: false
+            }
+        }
+    }
+
+    /// A scalar's text as a condition compares it (`1` and `"1"` are equal; containers never are).
+    static func text(of value: Value) -> String? {
+        switch value {
+        case .string(let string): string
+        case .integer(let integer): String(integer)
+        case .bool(let bool): bool ? "true" : "false"
+        case .number, .decimal: ValueText.short(value)
+        default: nil
+        }
+    }
+}
+
+extension Value {
+    /// A schema node as a value, as defaults and transformer arguments read it (the YAML 1.2 core
+    /// schema: a plain number is an exact integer or decimal; a quoted scalar is always a string).
+    public init(schemaNode node: SchemaNode) {
+        switch node.content {
+        case .sequence(let items): self = .array(items.map(Value.init(schemaNode:)))
+        case .mapping(let pairs): self = .object(pairs.map { Value.Member(key: $0.key.scalarText ?? "", value: Value(schemaNode: $0.value)) })
+        case .scalar(let text, let quoted):
+            if quoted { self = .string(text) } else if node.isNull { self = .null } else if let bool = node.boolValue {
+                self = .bool(bool)
+            } else if let integer = Int64(text) {
+                self = .integer(integer)
+            } else if let number = Double(text), text.contains(where: { $0.isNumber }) {
+                self = Decimal(string: text, locale: posix).map(Value.decimal) ?? .number(number)
+            } else {
+                self = .string(text)
+            }
+        }
+    }
 }
 
 /// Schema nodes (defaults, transformer arguments) as values.
 enum SchemaValues {
     static func value(_ node: SchemaNode) -> Value {
-        switch node.content {
-        case .sequence(let items): return .array(items.map(value))
-        case .mapping(let pairs): return .object(pairs.map { Value.Member(key: $0.key.scalarText ?? "", value: value($0.value)) })
-        case .scalar(let text, let quoted):
-            if quoted { return .string(text) }
-            if node.isNull { return .null }
-            if let bool = node.boolValue { return .bool(bool) }
-            if let integer = Int64(text) { return .integer(integer) }
-            if let number = Double(text), text.contains(where: { $0.isNumber }) {
-                return Decimal(string: text, locale: posix).map(Value.decimal) ?? .number(number)
-            }
-            return .string(text)
-        }
+        Value(schemaNode: node)
     }
 
     static func arguments(_ node: SchemaNode) -> [String: Value] {

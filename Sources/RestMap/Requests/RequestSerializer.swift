@@ -19,11 +19,50 @@ extension Mapper {
     /// Serializes a record into a request body (section 7): the request descriptor for the
     /// record's entity and method (exact method before ANY), else the inverse of the entity's mapping.
     public func requestBody(for record: Record, method: String = "POST") throws(SerializationError) -> RequestBody {
-        let method = method.uppercased()
-        let descriptors = plan.schema.requests.filter { $0.entity.value == record.entity }
-        let descriptor = descriptors.first { $0.method == method } ?? descriptors.first { $0.method == nil }
+        let descriptor = requestDescriptor(entity: record.entity, method: method.uppercased())
         var ancestors: Set<Int> = []
-        var body = try RequestSerializer(plan: plan).object(for: record, descriptor: descriptor, ancestors: &ancestors)
+        return encode(try RequestSerializer(plan: plan).object(for: record, descriptor: descriptor, ancestors: &ancestors),
+                      descriptor: descriptor)
+    }
+
+    /// Serializes several records of one entity into one body: a JSON array, or with the request
+    /// descriptor's `keyedBy` an object keyed by those attributes, one level each (the inverse of
+    /// a keyed response: `{"display": {"theme": "dark"}}` from Setting records).
+    public func requestBody(for records: [Record], method: String = "POST") throws(SerializationError) -> RequestBody {
+        guard let entity = records.first?.entity else { throw SerializationError(message: "no records to serialize") }
+        guard records.allSatisfy({ $0.entity == entity }) else {
+            throw SerializationError(message: "records serialized together must be of one entity")
+        }
+        let descriptor = requestDescriptor(entity: entity, method: method.uppercased())
+        let serializer = RequestSerializer(plan: plan)
+        var body: Value
+        if let descriptor, !descriptor.keyedBy.isEmpty {
+            body = try serializer.keyed(records, keyedBy: try slots(of: descriptor.keyedBy, entity: entity), descriptor: descriptor)
+        } else {
+            var items: [Value] = []
+            for record in records {
+                var ancestors: Set<Int> = []
+                items.append(try serializer.object(for: record, descriptor: descriptor, ancestors: &ancestors))
+            }
+            body = .array(items)
+        }
+        return encode(body, descriptor: descriptor)
+    }
+
+    private func requestDescriptor(entity: String, method: String) -> RequestDescriptor? {
+        let descriptors = plan.schema.requests.filter { $0.entity.value == entity }
+        return descriptors.first { $0.method == method } ?? descriptors.first { $0.method == nil }
+    }
+
+    private func slots(of keyedBy: [Located<String>], entity: String) throws(SerializationError) -> [Int] {
+        do { return try plan.entities[plan.entityIndex[entity]!].slots(of: keyedBy) } catch {
+            throw SerializationError(message: error.message)
+        }
+    }
+
+    /// The body under the descriptor's `rootKeyPath`, in its format.
+    private func encode(_ value: Value, descriptor: RequestDescriptor?) -> RequestBody {
+        var body = value
         if let root = descriptor?.rootKeyPath {
             body = .object([Value.Member(key: root, value: body)])
         }
@@ -80,7 +119,47 @@ extension Mapper {
 struct RequestSerializer {
     let plan: MappingPlan
 
-    func object(for record: Record, descriptor: RequestDescriptor?, ancestors: inout Set<Int>) throws(SerializationError) -> Value {
+    /// Records as an object keyed by the attributes in `keyedBy`, one level each; each leaf is the
+    /// record without its key attributes, or the value of its `@self` attribute (a scalar leaf).
+    func keyed(_ records: [Record], keyedBy: [Int], descriptor: RequestDescriptor?, ancestors: inout Set<Int>) throws(SerializationError) -> Value {
+        var body = Value.object([])
+        for record in records {
+            var keys: [String] = []
+            for slot in keyedBy {
+                guard let value = record.data.values[slot], !value.isNull else {
+                    throw SerializationError(message: "a \(record.entity) record has no '\(record.plan.attributes[slot].name)' to key it by")
+                }
+                keys.append(ValueText.plain(value))
+            }
+            let leaf: Value
+            if let selfSlot = record.plan.attributes.firstIndex(where: { $0.source.isSelf }) {
+                leaf = try reversed(record.data.values[selfSlot] ?? .null, attribute: record.plan.attributes[selfSlot])
+            } else {
+                leaf = try object(for: record, descriptor: descriptor, ancestors: &ancestors, excluding: Set(keyedBy))
+            }
+            body.setValue(leaf, at: keys[...])
+        }
+        return body
+    }
+
+    func keyed(_ records: [Record], keyedBy: [Int], descriptor: RequestDescriptor?) throws(SerializationError) -> Value {
+        var ancestors: Set<Int> = []
+        return try keyed(records, keyedBy: keyedBy, descriptor: descriptor, ancestors: &ancestors)
+    }
+
+    /// A stored value as the body holds it: each transformer's reverse, in reverse order.
+    private func reversed(_ stored: Value, attribute: AttributePlan) throws(SerializationError) -> Value {
+        var value = stored
+        for (name, transformer) in attribute.transforms.reversed() {
+            do { value = try transformer.reverseTransform(value) } catch {
+                throw SerializationError(message: "transformer '\(name)' cannot serialize \(attribute.name): \(error)")
+            }
+        }
+        return value
+    }
+
+    func object(for record: Record, descriptor: RequestDescriptor?, ancestors: inout Set<Int>,
+                excluding excluded: Set<Int> = []) throws(SerializationError) -> Value {
         let entityPlan = record.plan
         var body = Value.object([])
         ancestors.insert(record.index)
@@ -100,21 +179,19 @@ struct RequestSerializer {
                 Self.inverseKeys(attribute.source).map { ($0, slot) }
             }
         }
-        for (keys, slot) in pairs {
+        for (keys, slot) in pairs where !excluded.contains(slot) {
             guard let stored = record.data.values[slot] else { continue }
-            let attribute = entityPlan.attributes[slot]
-            var value = stored
-            for (name, transformer) in attribute.transforms.reversed() {
-                do { value = try transformer.reverseTransform(value) } catch {
-                    throw SerializationError(message: "transformer '\(name)' cannot serialize \(attribute.name): \(error)")
-                }
-            }
-            body.setValue(value, at: keys[...])
+            body.setValue(try reversed(stored, attribute: entityPlan.attributes[slot]), at: keys[...])
         }
         guard descriptor?.attributes == nil else { return body }
         for (slot, relationship) in entityPlan.relationships.enumerated() {
             guard let source = relationship.source, let keys = Self.inverseKeys(source),
                   let related = record.data.relations[slot] else { continue }
+            if !relationship.keyedBy.isEmpty {
+                let children = related.filter { !ancestors.contains($0) }.map { Record(graph: record.graph, index: $0) }
+                body.setValue(try keyed(children, keyedBy: relationship.keyedBy, descriptor: nil, ancestors: &ancestors), at: keys[...])
+                continue
+            }
             var items: [Value] = []
             for index in related {
                 let child = Record(graph: record.graph, index: index)

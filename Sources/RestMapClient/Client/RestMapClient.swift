@@ -208,10 +208,10 @@ public struct RestMapClient: Sendable {
             }
             raw = RawResponse(url: raw.url, status: 200, headers: cached.headers.map { ($0.key, $0.value) } + raw.headers, body: cached.body)
         }
-        let response = Response(method: method, path: url, status: raw.status, headers: raw.headerDictionary, body: raw.body,
-                                parameters: parameters, requestHeaders: requestHeaders)
-        var withURL = response
-        withURL.responseURL = raw.url
+        // The URLs reach `@metadata.HTTP` and so possibly the output: without query secrets.
+        let withURL = Response(method: method, path: url, status: raw.status, headers: raw.headerDictionary, body: raw.body,
+                               parameters: parameters, requestHeaders: requestHeaders,
+                               requestURL: redact(url), responseURL: redact(raw.url))
         let mapped: (result: MappingResult, values: [Value?])
         do { mapped = try mapper.map(withURL, extracting: keyPaths) } catch {
             throw Self.failure(error, status: raw.status, url: redact(url), attempts: attempts)

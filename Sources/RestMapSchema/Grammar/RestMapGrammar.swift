@@ -20,6 +20,10 @@ public enum RestMapGrammar {
     ])
     static let transformStep = Shape.choice([.string(.text), .dictionary(.any, maximumEntries: 1)])
     static let type = Shape.choice([.enumeration(types), .list(.enumeration(types))])
+    /// One attribute, or a list of them (one per level of keys), that the keys of a keyed object become.
+    static let keyedBy = Shape.choice([.string(.text), .list(.string(.text))])
+    /// RestKit's key transformation: how a name without `from` becomes the key it reads.
+    public static let keyStyles = KeyStyle.allCases.map(\.rawValue)
 
     static let attribute = ObjectShape("attribute", "How one attribute is read from a representation.", [
         Property("from", keyPath, "Source key path; defaults to the attribute's name."),
@@ -37,13 +41,35 @@ public enum RestMapGrammar {
         Property("assign", .enumeration(["set", "replace", "union"]), "How a mapped value is assigned. Default: set."),
         Property("connect", .dictionary(.string(.text)), "Foreign-key connection: local attribute: target attribute."),
         Property("route", .string(.route), "The route that loads this relationship: \"GET /path/:param\"."),
+        Property("keyedBy", keyedBy, "The value is an object whose keys are records; each level's key becomes this attribute."),
     ])
 
-    static let dynamic = ObjectShape("dynamic", "Picks the entity of each representation by a value in it.", [
-        Property("by", keyPath, required: true, "Key path whose value picks the entity."),
-        Property("cases", .dictionary(.string(.entityName)), required: true, "Value: entity name."),
+    /// A value a condition compares with: text (numbers read as text) or a boolean.
+    static let conditionValue = Shape.choice([.string(.text), .boolean])
+
+    static let condition = ObjectShape("condition", "What the value at a key path must be.", [
+        Property("equals", .choice([conditionValue, .list(.any)]), "Equal to this value, or to one of these (null: JSON null)."),
+        Property("present", .boolean, "true: a value that is not null; false: absent or null."),
+        Property("type", .enumeration(DynamicCondition.JSONType.allCases.map(\.rawValue)), "The JSON type of the value."),
+    ])
+
+    static let matcher = ObjectShape("matcher", "When every condition holds, the representation maps to the entity.", [
+        Property("when", .dictionary(.choice([conditionValue, .list(.any), .object(condition)])), required: true,
+                 "Conditions by key path: a value, a list of values, or {equals, present, type}; all must hold."),
+        Property("entity", .string(.entityName), required: true, "The entity the representation maps to."),
+    ])
+
+    static let dynamic = ObjectShape("dynamic", "Picks the entity of each representation: the first matcher that holds.", [
+        Property("match", .list(.object(matcher)), "Matchers in order; the first whose conditions all hold wins."),
+        Property("by", keyPath, "Key path whose value picks the entity (with cases)."),
+        Property("cases", .dictionary(.string(.entityName)), "Value: entity name (with by)."),
         Property("otherwise", .string(.text), "skip (decline the representation), error, or an entity name."),
     ])
+
+    static let missingAttributes = Property("missingAttributes", .enumeration(["keep", "default"]),
+        "keep (default): an absent key leaves the attribute absent; default: it gets its default, or null.")
+    static let missingRelationships = Property("missingRelationships", .enumeration(["keep", "clear"]),
+        "keep (default): an absent key leaves the relationship as it was; clear: it becomes null or empty.")
 
     static let entity = ObjectShape("entity", "A named record shape.", [
         Property("identifiedBy", .choice([.string(.text), .list(.string(.text))]), "Attribute(s) identifying a record."),
@@ -54,6 +80,8 @@ public enum RestMapGrammar {
         Property("routes", .object(ObjectShape("entityRoutes", "Entity routes by method; ANY is the fallback.",
             (methods + ["ANY"]).map { Property($0, .string(.pathPattern), "Path pattern for \($0).") })),
             "The entity's routes by method."),
+        missingAttributes,
+        missingRelationships,
     ])
 
     static let response = ObjectShape("response", "Which responses map to which entity.", [
@@ -62,7 +90,7 @@ public enum RestMapGrammar {
         Property("keyPath", keyPath, "Where the records sit; omitted: the whole body."),
         Property("status", status, "Status codes: 200, 2xx, 400-499 or a list; default 2xx."),
         Property("entity", .string(.entityName), required: true, "The entity of the records."),
-        Property("keyedBy", .string(.text), "The object's keys are records; the key becomes this attribute."),
+        Property("keyedBy", keyedBy, "The object's keys are records; each level's key becomes this attribute."),
     ])
 
     static let errorDescriptor = ObjectShape("error", "How error responses map to messages.", [
@@ -79,6 +107,7 @@ public enum RestMapGrammar {
         Property("attributes", .choice([.list(.string(.text)), .dictionary(.string(.text))]),
                  "Attributes to send: names, or body key: attribute. Default: the inverse of the entity's mapping."),
         Property("format", .enumeration(["json", "form"]), "Body encoding; default json."),
+        Property("keyedBy", keyedBy, "Records sent together form an object keyed by these attributes, one level each."),
     ])
 
     /// Pagination styles.
@@ -167,6 +196,11 @@ public enum RestMapGrammar {
         Property("baseURL", .string(.url), "Base URL; request paths are relative to it."),
         Property("plugins", .list(.string(.pluginName)), "Plugins to load, by name: letters, digits, '-' and '_'."),
         Property("headers", .dictionary(.string(.text)), "Headers sent with every request."),
+        Property("defaults", .object(ObjectShape("defaults", "Mapping options of every entity.", [
+            Property("sourceKeys", .enumeration(keyStyles), "How a name without 'from' becomes the key it reads: snake_case, kebab-case, camelCase, PascalCase."),
+            missingAttributes,
+            missingRelationships,
+        ])), "Mapping options of every entity (RestKit's RKObjectMapping defaults)."),
         Property("auth", .object(auth), "Authentication."),
         Property("client", .object(client), "Timeouts, retries, limits, caching and trusted origins of the client."),
         Property("entities", .dictionary(.object(entity)), required: true, "Record shapes by name."),

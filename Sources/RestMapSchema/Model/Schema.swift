@@ -17,6 +17,9 @@ public struct Schema: Sendable {
     public var baseURL: String?
     public var plugins: [Located<String>]
     public var headers: [String: String]
+    /// How an attribute or relationship without `from` turns its name into the key it reads
+    /// (RestKit's source-to-destination key transformation); `nil` reads the name as it is.
+    public var sourceKeys: KeyStyle?
     /// Entities in file order.
     public var entities: [Entity]
     public var responses: [ResponseDescriptor]
@@ -54,6 +57,12 @@ public struct Entity: Sendable {
     public var dynamic: DynamicEntity?
     /// Entity routes by method (`nil` key = ANY).
     public var routes: [EntityRoute]
+    /// RestKit's `assignsDefaultValueForMissingAttributes`: an attribute whose key is absent gets
+    /// its `default`, or null, instead of staying absent (a merged record is cleared).
+    public var assignsDefaultsForMissingAttributes = false
+    /// RestKit's `assignsNilForMissingRelationships`: a relationship whose key is absent is
+    /// cleared (null, or an empty list) instead of staying as it was.
+    public var assignsNilForMissingRelationships = false
 
     public func attribute(named name: String) -> Attribute? {
         attributes.first { $0.name == name }
@@ -136,6 +145,9 @@ public struct Relationship: Sendable {
     /// Foreign-key pairs: local attribute → target attribute.
     public var connections: [(local: Located<String>, target: Located<String>)]
     public var route: RouteSpecification?
+    /// The attributes the keys of a keyed object become, one per level; empty when the value
+    /// is not keyed.
+    public var keyedBy: [Located<String>] = []
 }
 
 /// What a dynamic entity does with a representation no case matches.
@@ -144,11 +156,111 @@ public enum DynamicFallback: Sendable, Hashable {
     case entity(Located<String>)
 }
 
-/// Picks the entity of a representation by a value in it.
+/// Picks the entity of each representation: the first matcher whose conditions all hold.
 public struct DynamicEntity: Sendable {
-    public var by: KeyPath
-    public var cases: [(value: String, entity: Located<String>)]
+    /// Matchers in order; `by`/`cases` are read as one matcher per case.
+    public var matchers: [DynamicMatcher]
     public var otherwise: DynamicFallback
+
+    /// Every entity a matcher picks, in order, with the case value of a `by`/`cases` matcher
+    /// (empty for a `match:` item).
+    public var cases: [(value: String, entity: Located<String>)] {
+        matchers.map { ($0.caseValue ?? "", $0.entity) }
+    }
+}
+
+/// One matcher of a dynamic entity: when every condition holds, the representation is `entity`.
+public struct DynamicMatcher: Sendable {
+    public var conditions: [DynamicCondition]
+    public var entity: Located<String>
+    public var location: SourceLocation
+    /// The value of a matcher read from `by`/`cases` (`Boy` in `cases: { Boy: Boy }`); `nil` for a `match:` item.
+    public var caseValue: String?
+
+    /// How messages name the matcher: "dynamic matcher", or "dynamic case 'Boy'" for `by`/`cases`.
+    public var label: String {
+        caseValue.map { "dynamic case '\($0)'" } ?? "dynamic matcher"
+    }
+}
+
+/// A condition on the value at one key path of a representation.
+public struct DynamicCondition: Sendable, Hashable {
+    /// What the value must be.
+    public enum Test: Sendable, Hashable {
+        /// Equal to one of these (compared as text: `"1"` equals `1`; `nil` is JSON null).
+        case equals([String?])
+        /// `true`: a value that is not null; `false`: absent or null.
+        case present(Bool)
+        /// Of this JSON type.
+        case type(JSONType)
+    }
+
+    /// JSON value types a condition can test (`integer` is a number without a fraction).
+    public enum JSONType: String, Sendable, Hashable, CaseIterable {
+        case string, number, integer, boolean, object, array, null
+    }
+
+    public var keyPath: KeyPath
+    public var test: Test
+    public var location: SourceLocation
+
+    public init(keyPath: KeyPath, test: Test, location: SourceLocation) {
+        self.keyPath = keyPath
+        self.test = test
+        self.location = location
+    }
+}
+
+/// How an attribute's name becomes the source key it reads when it has no `from`.
+public enum KeyStyle: String, Sendable, Hashable, CaseIterable {
+    /// `firstName` reads `first_name`.
+    case snakeCase = "snake_case"
+    /// `firstName` reads `first-name`.
+    case kebabCase = "kebab-case"
+    /// `first_name` reads `firstName`.
+    case camelCase
+    /// `firstName` reads `FirstName`.
+    case pascalCase = "PascalCase"
+
+    /// The source key for an attribute name.
+    public func key(for name: String) -> String {
+        let words = KeyStyle.words(of: name)
+        guard !words.isEmpty else { return name }
+        switch self {
+        case .snakeCase: return words.map { $0.lowercased() }.joined(separator: "_")
+        case .kebabCase: return words.map { $0.lowercased() }.joined(separator: "-")
+        case .camelCase: return words[0].lowercased() + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
+        case .pascalCase: return words.map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
+        }
+    }
+
+    /// The words of a name: split at `_`, `-`, spaces and lower-to-upper case changes; an
+    /// upper-case run stays one word (`avatarURL` is `avatar`, `URL`).
+    static func words(of name: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var previous: Character?
+        let characters = Array(name)
+        for (index, character) in characters.enumerated() {
+            if character == "_" || character == "-" || character == " " {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+                previous = nil
+                continue
+            }
+            if let previous, character.isUppercase {
+                let nextIsLower = index + 1 < characters.count && characters[index + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
+                    words.append(current)
+                    current = ""
+                }
+            }
+            current.append(character)
+            previous = character
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
 }
 
 /// An entity route for one method (`nil` = ANY).
@@ -169,7 +281,8 @@ public struct ResponseDescriptor: Sendable {
     public var keyPath: KeyPath?
     public var status: StatusSpecification
     public var entity: Located<String>
-    public var keyedBy: Located<String>?
+    /// The attributes the keys of a keyed object become, one per level; empty when not keyed.
+    public var keyedBy: [Located<String>]
 }
 
 /// How error responses map to messages.
@@ -206,4 +319,7 @@ public struct RequestDescriptor: Sendable {
     /// Body key → attribute name; `nil` = the inverse of the entity's attribute mapping.
     public var attributes: [(bodyKey: String, attribute: Located<String>)]?
     public var format: RequestFormat
+    /// Records serialized together are written as an object keyed by these attributes, one
+    /// level per attribute (the inverse of a keyed response); empty when not keyed.
+    public var keyedBy: [Located<String>] = []
 }

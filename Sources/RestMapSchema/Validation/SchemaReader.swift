@@ -42,11 +42,19 @@ final class SchemaReader {
     let root: SchemaNode
     let options: SchemaValidationOptions
     var diagnostics: [Diagnostic] = []
+    /// `defaults.sourceKeys`: how a name without `from` becomes its key.
+    let keyStyle: KeyStyle?
 
     init(file: String, root: SchemaNode, options: SchemaValidationOptions) {
         self.file = file
         self.root = root
         self.options = options
+        keyStyle = root["defaults"]?["sourceKeys"]?.stringValue.flatMap(KeyStyle.init(rawValue:))
+    }
+
+    /// The key a name reads when no `from` is given.
+    func sourceKey(for name: String) -> String {
+        keyStyle?.key(for: name) ?? name
     }
 
     func read() -> Schema {
@@ -78,7 +86,7 @@ final class SchemaReader {
 
         var schema = Schema(
             file: file, version: version, name: root["name"]?.scalarText, baseURL: root["baseURL"]?.stringValue,
-            plugins: plugins, headers: headers, entities: [], responses: [], errors: [], routes: [], requests: [],
+            plugins: plugins, headers: headers, sourceKeys: keyStyle, entities: [], responses: [], errors: [], routes: [], requests: [],
             pagination: readPagination(root["pagination"]), auth: nil, client: readClient(root["client"]),
             store: root["store"], root: root)
         schema.entities = (root["entities"]?.mapping ?? []).compactMap { readEntity($0, plugins: Set(plugins.map(\.value))) }
@@ -314,7 +322,8 @@ final class SchemaReader {
         var attributes: [Attribute] = []
         if let list = node["attributes"]?.sequence {
             for item in list {
-                guard let text = item.scalarText, let source = keyPath(item) else { continue }
+                guard let text = item.scalarText,
+                      let source = keyStyle == nil ? keyPath(item) : KeyPath(keys: [sourceKey(for: text)]) else { continue }
                 attributes.append(Attribute(name: text, location: item.location, source: source, type: .any,
                                             transforms: [], defaultValue: nil, isRequired: false))
             }
@@ -345,8 +354,12 @@ final class SchemaReader {
             guard let method = route.key.scalarText, let pattern = pathPattern(route.value) else { continue }
             routes.append(EntityRoute(method: method == "ANY" ? nil : method, pattern: pattern, location: route.value.location))
         }
-        return Entity(name: name, location: pair.key.location, identifiedBy: identifiedBy, identificationIsExplicit: explicit,
-                      attributes: attributes, relationships: relationships, dynamic: readDynamic(node["dynamic"]), routes: routes)
+        var entity = Entity(name: name, location: pair.key.location, identifiedBy: identifiedBy, identificationIsExplicit: explicit,
+                            attributes: attributes, relationships: relationships, dynamic: readDynamic(node["dynamic"]), routes: routes)
+        let defaults = root["defaults"]
+        entity.assignsDefaultsForMissingAttributes = (node["missingAttributes"] ?? defaults?["missingAttributes"])?.stringValue == "default"
+        entity.assignsNilForMissingRelationships = (node["missingRelationships"] ?? defaults?["missingRelationships"])?.stringValue == "clear"
+        return entity
     }
 
     func readAttribute(_ pair: SchemaNode.Pair, plugins: Set<String>) -> Attribute? {
@@ -357,7 +370,7 @@ final class SchemaReader {
             return Attribute(name: name, location: pair.key.location, source: source, type: .any,
                              transforms: [], defaultValue: nil, isRequired: false)
         }
-        let source = node["from"].map { keyPath($0) } ?? KeyPath(keys: [name])
+        let source = node["from"].map { keyPath($0) } ?? KeyPath(keys: [sourceKey(for: name)])
         guard let source else { return nil }
         let type = node["type"].flatMap(readType) ?? .any
         let transforms = readTransforms(node["transform"], plugins: plugins)
@@ -457,27 +470,80 @@ final class SchemaReader {
             connections.append((Located(local, at: connection.key.location), Located(target, at: connection.value.textLocation)))
         }
         let source: KeyPath? = if let from = node["from"] { keyPath(from) } else if connections.isEmpty, node["route"] == nil {
-            KeyPath(keys: [name])
+            KeyPath(keys: [sourceKey(for: name)])
         } else { nil }
         return Relationship(
             name: name, location: pair.key.location, source: source, entity: Located(entity, at: entityNode.textLocation),
             isToMany: node["many"]?.boolValue ?? false,
             assignment: node["assign"]?.stringValue.flatMap(AssignmentPolicy.init(rawValue:)) ?? .set,
-            connections: connections, route: node["route"].flatMap { route($0) })
+            connections: connections, route: node["route"].flatMap { route($0) }, keyedBy: keyedBy(node["keyedBy"]))
     }
 
     func readDynamic(_ node: SchemaNode?) -> DynamicEntity? {
-        guard let node, node.mapping != nil, let by = keyPath(node["by"]) else { return nil }
-        let cases: [(value: String, entity: Located<String>)] = (node["cases"]?.mapping ?? []).compactMap { pair in
-            guard let value = pair.key.scalarText, let entity = pair.value.stringValue else { return nil }
-            return (value, Located(entity, at: pair.value.textLocation))
+        guard let node, node.mapping != nil else { return nil }
+        var matchers: [DynamicMatcher] = []
+        let byNode = node["by"], casesNode = node["cases"]
+        if let match = node["match"] {
+            if let other = byNode ?? casesNode {
+                error("give either 'match' or 'by' with 'cases', not both", at: other)
+            }
+            matchers = (match.sequence ?? []).compactMap(readMatcher)
+        } else if byNode == nil || casesNode == nil {
+            error("a dynamic entity needs 'match' (a list of matchers), or 'by' with 'cases'", at: node)
+        } else if let by = keyPath(byNode) {
+            matchers = (casesNode?.mapping ?? []).compactMap { pair in
+                guard let value = pair.key.scalarText, let entity = pair.value.stringValue else { return nil }
+                let condition = DynamicCondition(keyPath: by, test: .equals([value]), location: pair.key.location)
+                return DynamicMatcher(conditions: [condition], entity: Located(entity, at: pair.value.textLocation),
+                                      location: pair.key.location, caseValue: value)
+            }
         }
         let otherwise: DynamicFallback = switch node["otherwise"]?.stringValue {
         case nil, "skip": .skip
         case "error": .error
         case let name?: .entity(Located(name, at: node["otherwise"]!.textLocation))  // Total: the case read its string.
         }
-        return DynamicEntity(by: by, cases: cases, otherwise: otherwise)
+        return DynamicEntity(matchers: matchers, otherwise: otherwise)
+    }
+
+    /// One `match:` item: `{when: {keyPath: condition, …}, entity: Name}`.
+    func readMatcher(_ node: SchemaNode) -> DynamicMatcher? {
+        guard node.mapping != nil, let entityNode = node["entity"], let entity = entityNode.stringValue else { return nil }
+        var conditions: [DynamicCondition] = []
+        for pair in node["when"]?.mapping ?? [] {
+            guard let path = keyPath(pair.key) else { continue }
+            let value = pair.value
+            if value.mapping != nil {
+                let tests = [value["equals"].map(equalsTest), value["present"]?.boolValue.map(DynamicCondition.Test.present),
+                             value["type"]?.stringValue.flatMap(DynamicCondition.JSONType.init(rawValue:)).map(DynamicCondition.Test.type)]
+                    .compactMap { $0 }
+                if value.mapping?.isEmpty == true { error("a condition needs 'equals', 'present' or 'type'", at: value) }
+                conditions += tests.map { DynamicCondition(keyPath: path, test: $0, location: pair.key.location) }
+            } else {
+                conditions.append(DynamicCondition(keyPath: path, test: equalsTest(value), location: pair.key.location))
+            }
+        }
+        return DynamicMatcher(conditions: conditions, entity: Located(entity, at: entityNode.textLocation),
+                              location: node.location, caseValue: nil)
+    }
+
+    /// `equals`: one value or a list of values, compared as text (`nil` is null).
+    func equalsTest(_ node: SchemaNode) -> DynamicCondition.Test {
+        let items = node.sequence ?? [node]
+        return .equals(items.compactMap { item in
+            if item.isNull { return .some(nil) }
+            guard let text = item.scalarText else {
+                error("a value to compare with must be a scalar, found \(item.kindName)", at: item)
+                return nil
+            }
+            return .some(text)
+        })
+    }
+
+    /// `keyedBy: name` or `keyedBy: [level1, level2]`.
+    func keyedBy(_ node: SchemaNode?) -> [Located<String>] {
+        guard let node else { return [] }
+        return (node.sequence ?? [node]).compactMap { item in item.scalarText.map { Located($0, at: item.textLocation) } }
     }
 
     // MARK: Descriptors and routes
@@ -488,7 +554,7 @@ final class SchemaReader {
             location: node.location, method: method(node["method"]), path: pathPattern(node["path"]),
             keyPath: keyPath(node["keyPath"]), status: status(node["status"], default: .successful),
             entity: Located(entity, at: entityNode.textLocation),
-            keyedBy: node["keyedBy"].flatMap { keyed in keyed.scalarText.map { Located($0, at: keyed.textLocation) } })
+            keyedBy: keyedBy(node["keyedBy"]))
     }
 
     func readError(_ node: SchemaNode) -> ErrorDescriptor? {
@@ -522,7 +588,7 @@ final class SchemaReader {
         return RequestDescriptor(
             location: node.location, entity: Located(entity, at: entityNode.textLocation), method: method(node["method"]),
             rootKeyPath: node["rootKeyPath"]?.scalarText, attributes: attributes,
-            format: node["format"]?.stringValue.flatMap(RequestFormat.init(rawValue:)) ?? .json)
+            format: node["format"]?.stringValue.flatMap(RequestFormat.init(rawValue:)) ?? .json, keyedBy: keyedBy(node["keyedBy"]))
     }
 }
 

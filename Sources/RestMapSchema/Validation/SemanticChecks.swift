@@ -39,9 +39,17 @@ struct SemanticChecks {
                 if let route = relationship.route {
                     warnUnsuppliedParameters(route.pattern, of: entity, at: relationship.location, into: &diagnostics)
                 }
+                for name in relationship.keyedBy { attribute(name, of: target, "keyedBy") }
             }
             if let dynamic = entity.dynamic {
-                for item in dynamic.cases { _ = reference(item.entity, "dynamic case '\(item.value)'") }
+                for (index, matcher) in dynamic.matchers.enumerated() {
+                    _ = reference(matcher.entity, matcher.label)
+                    if let earlier = dynamic.matchers[..<index].first(where: { Self.shadows($0, matcher) }) {
+                        diagnostics.append(.warning(
+                            "this matcher can never match: the one at line \(earlier.location.line) matches everything it matches, and comes first",
+                            at: matcher.location))
+                    }
+                }
                 if case .entity(let fallback) = dynamic.otherwise { _ = reference(fallback, "'otherwise'") }
             }
             for route in entity.routes {
@@ -51,7 +59,7 @@ struct SemanticChecks {
 
         for (index, response) in schema.responses.enumerated() {
             guard let entity = reference(response.entity, "response") else { continue }
-            if let keyedBy = response.keyedBy { attribute(keyedBy, of: entity, "keyedBy") }
+            for name in response.keyedBy { attribute(name, of: entity, "keyedBy") }
             if let earlier = schema.responses[..<index].last(where: { overlaps($0, response) }) {
                 diagnostics.append(.warning(
                     "response descriptor is ambiguous with the one at line \(earlier.location.line) (same method, path and key path, overlapping status); the later one wins",
@@ -61,6 +69,7 @@ struct SemanticChecks {
         for request in schema.requests {
             guard let entity = reference(request.entity, "request") else { continue }
             for item in request.attributes ?? [] { attribute(item.attribute, of: entity, "request attribute") }
+            for name in request.keyedBy { attribute(name, of: entity, "keyedBy") }
         }
         checkStore(reference: { _ = reference($0, $1) }, attribute: attribute)
 
@@ -70,7 +79,7 @@ struct SemanticChecks {
         while let name = queue.popLast() {
             guard let entity = schema.entity(named: name) else { continue }
             let targets = entity.relationships.map(\.entity.value)
-                + (entity.dynamic?.cases.map(\.entity.value) ?? [])
+                + (entity.dynamic?.matchers.map(\.entity.value) ?? [])
                 + (entity.dynamic.flatMap { if case .entity(let e) = $0.otherwise { [e.value] } else { nil } } ?? [])
             for target in targets where reachable.insert(target).inserted { queue.append(target) }
         }
@@ -78,6 +87,26 @@ struct SemanticChecks {
             diagnostics.append(.warning(
                 "entity '\(entity.name)' is never used: no response, relationship, request or dynamic case refers to it",
                 at: entity.location))
+        }
+    }
+
+    /// Whether every representation `later` matches is matched by `earlier` too: each of
+    /// `earlier`'s conditions is implied by a condition of `later` on the same key path.
+    static func shadows(_ earlier: DynamicMatcher, _ later: DynamicMatcher) -> Bool {
+        earlier.conditions.allSatisfy { condition in
+            later.conditions.contains { $0.keyPath == condition.keyPath && implies($0.test, condition.test) }
+        }
+    }
+
+    /// Whether a value passing test `a` always passes test `b`.
+    static func implies(_ a: DynamicCondition.Test, _ b: DynamicCondition.Test) -> Bool {
+        switch (a, b) {
+        case (.equals(let values), .equals(let allowed)): values.allSatisfy(allowed.contains)
+        case (.equals(let values), .present(true)): !values.contains(nil)
+        case (.equals(let values), .present(false)): values.allSatisfy { $0 == nil }
+        case (.type(let type), .present(let present)): (type != .null) == present
+        case (.equals(let values), .type(.null)): values.allSatisfy { $0 == nil }
+        default: a == b
         }
     }
 
