@@ -1,15 +1,47 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct RestMapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restmap",
         abstract: "Validate RestMap schemas and map responses with them.",
+        discussion: """
+            Examples:
+              restmap validate 'Schemas/*.yaml'
+              restmap map --schema Schemas/tasks.yaml --path /task_list Samples/tasks/task_list.json
+              restmap init --path /users/:login/repos repos.json > api.yaml
+              restmap test 'Schemas/tests/*.yaml'
+            """,
         subcommands: [
             ValidateCommand.self,
             MapCommand.self,
+            TestCommand.self,
+            InitCommand.self,
+            LSPCommand.self,
             SchemaCommand.self,
             PluginsCommand.self,
         ]
     )
+
+    /// Exit status of every usage problem (ArgumentParser's own is 64).
+    static let usageExitCode = ExitCode(2)
+
+    /// Parses and runs the command; a usage problem of any subcommand exits 2, not 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                exit(withError: usageExitCode)
+            }
+            exit(withError: error)
+        }
+    }
 }

@@ -23,13 +23,20 @@ extension PreparedSchema {
     /// `pluginPaths`, `RESTMAP_PLUGIN_PATH` and the installed plugin folder) unless `plugins`
     /// already holds them, and validates transformer names and arguments against them.
     public static func load(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
+        let searchPath = PluginSearchPath(schemaDirectory: (path as NSString).deletingLastPathComponent.nonEmpty ?? ".",
+                                          pluginPaths: pluginPaths)
+        return prepare(SchemaLoader().load(contentsOf: path), file: path, searchPath: searchPath, plugins: plugins)
+    }
+
+    /// Prepares a document already loaded (a schema embedded in another file, a schema an editor
+    /// holds): loads the plugins it names from `searchPath` unless `plugins` already holds them,
+    /// then validates it, transformer names and arguments included.
+    public static func prepare(_ loaded: SchemaLoader.Loaded, file path: String, searchPath: PluginSearchPath,
+                               plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
         var registry = plugins
         registry.registerBuiltins()
-        let loaded = SchemaLoader().load(contentsOf: path)
         var pluginDiagnostics: [Diagnostic] = []
         if let root = loaded.root {
-            let searchPath = PluginSearchPath(schemaDirectory: (path as NSString).deletingLastPathComponent.nonEmpty ?? ".",
-                                              pluginPaths: pluginPaths)
             for node in root["plugins"]?.sequence ?? [] {
                 guard let name = node.scalarText, registry.plugins.allSatisfy({ $0.name != name }) else { continue }
                 do { _ = try registry.load(named: name, searchPath: searchPath) } catch {

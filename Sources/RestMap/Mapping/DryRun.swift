@@ -65,6 +65,12 @@ extension Mapper {
             guard let entity = plan.entityIndex[descriptor.entity.value] else { continue }
             let base = descriptor.keyPath?.text ?? ""
             switch found {
+            case .node(let node) where node.kind == .object && descriptor.keyedBy != nil:
+                // keyedBy: the object's keys name the records, its values are the representations.
+                let keyed = descriptor.keyedBy.flatMap { plan.entities[entity].attributeSlots[$0.value] }
+                for member in node.members {
+                    coverage.visit(member.value, entity: entity, path: base + "." + member.key, filledSlot: keyed)
+                }
             case .node(let node) where node.kind == .array:
                 for element in node.elements { coverage.visit(element, entity: entity, path: base + "[]") }
             case .node(let node):
@@ -117,7 +123,9 @@ struct Coverage {
         }
     }
 
-    mutating func visit(_ node: JSONNode, entity requested: Int, path: String, depth: Int = 0) {
+    /// Visits a representation; `filledSlot` is an attribute the mapping fills from outside the
+    /// representation (the object key of a `keyedBy` collection), so it always finds its value.
+    mutating func visit(_ node: JSONNode, entity requested: Int, path: String, depth: Int = 0, filledSlot: Int? = nil) {
         guard depth < 32 else { return }
         var entity = requested
         if let dynamic = plan.entities[requested].dynamic {
@@ -133,7 +141,7 @@ struct Coverage {
             if attribute.source.isSelf { tree.readsWhole = true }
             if let keys = RequestSerializer.inverseKeys(attribute.source) {
                 tree.markRead(keys)
-                if Self.resolve(keys, in: node) != nil { counts[slot] += 1 }
+                if slot == filledSlot || Self.resolve(keys, in: node) != nil { counts[slot] += 1 }
             } else {
                 counts[slot] += 1  // computed paths (@parent, operators, metadata) are not coverage
             }

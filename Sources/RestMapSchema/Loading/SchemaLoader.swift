@@ -22,6 +22,12 @@ public struct SchemaLoader: Sendable {
     public struct Loaded: Sendable {
         public var root: SchemaNode?
         public var diagnostics: [Diagnostic]
+
+        /// A document loaded by other means: a schema embedded in another file keeps that file's positions.
+        public init(root: SchemaNode?, diagnostics: [Diagnostic]) {
+            self.root = root
+            self.diagnostics = diagnostics
+        }
     }
 
     /// Loads the file at `path`.

@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+
+/// Drives the built `restmap lsp` through a whole session over real LSP framing
+/// (Content-Length headers, JSON-RPC 2.0) and checks its answers.
+@Suite("restmap lsp: the protocol")
+struct LanguageServerProtocolTests {
+    static let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+    /// A client of one server process.
+    final class Client {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        private var buffer = Data()
+        private var nextID = 1
+        /// Notifications received while waiting for responses.
+        private(set) var notifications: [[String: Any]] = []
+
+        init() throws {
+            let binary = LanguageServerProtocolTests.buildDirectory.appendingPathComponent("restmap")
+            try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(binary.path) is missing: run `swift build` first")
+            process.executableURL = binary
+            process.arguments = ["lsp"]
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        func send(_ message: [String: Any]) throws {
+            let body = try JSONSerialization.data(withJSONObject: message)
+            input.fileHandleForWriting.write(Data("Content-Length: \(body.count)\r\n\r\n".utf8) + body)
+        }
+
+        func notify(_ method: String, _ params: [String: Any]) throws {
+            try send(["jsonrpc": "2.0", "method": method, "params": params])
+        }
+
+        /// Sends a request and reads messages until its response (bounded: 200 messages).
+        func request(_ method: String, _ params: [String: Any]) throws -> Any? {
+            let id = nextID
+            nextID += 1
+            try send(["jsonrpc": "2.0", "id": id, "method": method, "params": params])
+            for _ in 0..<200 {
+                let message = try read()
+                if message["id"] as? Int == id { return message["result"] }
+                notifications.append(message)
+            }
+            throw ClientError.noResponse(method)
+        }
+
+        /// Reads until a notification of `method` arrives (bounded: 200 messages).
+        func waitFor(_ method: String) throws -> [String: Any] {
+            if let index = notifications.firstIndex(where: { $0["method"] as? String == method }) {
+                return notifications.remove(at: index)
+            }
+            for _ in 0..<200 {
+                let message = try read()
+                if message["method"] as? String == method { return message }
+                notifications.append(message)
+            }
+            throw ClientError.noResponse(method)
+        }
+
+        private func read() throws -> [String: Any] {
+            while true {
+                if let headerEnd = buffer.range(of: Data("\r\n\r\n".utf8)) {
+                    let header = String(decoding: buffer[..<headerEnd.lowerBound], as: UTF8.self)
+                    let lengths = header.split(separator: "\r\n").compactMap { line -> Int? in
+                        let parts = line.split(separator: ":")
+                        return parts.first?.lowercased() == "content-length" ? Int(parts[1].trimmingCharacters(in: .whitespaces)) : nil
+                    }
+                    let length = try #require(lengths.first)
+                    if buffer.count >= headerEnd.upperBound + length {
+                        let body = buffer[headerEnd.upperBound..<headerEnd.upperBound + length]
+                        buffer = Data(buffer[(headerEnd.upperBound + length)...])
+                        let message = try JSONSerialization.jsonObject(with: body)
+                        return try #require(message as? [String: Any])
+                    }
+                }
+                let data = output.fileHandleForReading.availableData
+                if data.isEmpty { throw ClientError.closed }
+                buffer += data
+            }
+        }
+
+        enum ClientError: Error { case noResponse(String), closed }
+    }
+
+    static let uri = "file:///work/api.yaml"
+
+    static let schema = """
+        restmap: 1
+        plugins: [dates]
+        entities:
+          User:
+            identifiedBy: id
+            attributes:
+              id: { from: id, type: integer }
+              login: login
+          Repository:
+            attributes:
+              id: { from: id, type: integer }
+              pushedAt: { from: pushed_at, type: date, transform: dates.parse }
+            relationships:
+              owner: { from: owner, entity: User }
+        responses:
+          - { method: GET, path: /repos, entity: Repository }
+
+        """
+
+    func labels(_ result: Any?) -> [String] {
+        ((result as? [String: Any])?["items"] as? [[String: Any]] ?? []).compactMap { $0["label"] as? String }
+    }
+
+    func position(_ line: Int, _ character: Int) -> [String: Any] {
+        ["textDocument": ["uri": Self.uri], "position": ["line": line, "character": character]]
+    }
+
+    @Test("A whole session: diagnostics, completion, hover, definition, shutdown and exit")
+    func session() throws {
+        let client = try Client()
+        let initialized = try #require(try client.request("initialize", [
+            "processId": NSNull(), "rootUri": NSNull(), "capabilities": [:] as [String: Any],
+            "initializationOptions": ["pluginPaths": [Self.buildDirectory.path]],
+        ]) as? [String: Any])
+        let capabilities = try #require(initialized["capabilities"] as? [String: Any])
+        #expect(capabilities["hoverProvider"] as? Bool == true)
+        #expect(capabilities["definitionProvider"] as? Bool == true)
+        try client.notify("initialized", [:])
+
+        // A clean file publishes no diagnostics.
+        try client.notify("textDocument/didOpen", ["textDocument": ["uri": Self.uri, "languageId": "yaml", "version": 1, "text": Self.schema]])
+        let clean = try client.waitFor("textDocument/publishDiagnostics")
+        #expect(((clean["params"] as? [String: Any])?["diagnostics"] as? [Any])?.isEmpty == true)
+
+        // A misspelled entity and an unknown transformer: positioned diagnostics, structural and plugin-aware.
+        let broken = Self.schema
+            .replacingOccurrences(of: "entity: User }", with: "entity: Usr }")
+            .replacingOccurrences(of: "transform: dates.parse", with: "transform: dates.prase")
+        try client.notify("textDocument/didChange", ["textDocument": ["uri": Self.uri, "version": 2], "contentChanges": [["text": broken]]])
+        let published = try client.waitFor("textDocument/publishDiagnostics")
+        let diagnostics = try #require((published["params"] as? [String: Any])?["diagnostics"] as? [[String: Any]])
+        let messages = diagnostics.compactMap { $0["message"] as? String }
+        #expect(messages.contains("plugin 'dates' has no transformer 'dates.prase' (did you mean 'dates.parse'?)"), "\(messages)")
+        #expect(messages.contains("relationship 'owner' refers to undefined entity 'Usr' (did you mean 'User'?)"), "\(messages)")
+        let usr = try #require(diagnostics.first { ($0["message"] as? String)?.contains("'Usr'") == true })
+        let start = try #require((usr["range"] as? [String: Any])?["start"] as? [String: Any])
+        #expect(start["line"] as? Int == 13)
+        #expect(start["character"] as? Int == 36)
+
+        try client.notify("textDocument/didChange", ["textDocument": ["uri": Self.uri, "version": 3], "contentChanges": [["text": Self.schema]]])
+        _ = try client.waitFor("textDocument/publishDiagnostics")
+
+        // Entity names where an entity is expected (line 13: `owner: { from: owner, entity: User }`).
+        #expect(Set(labels(try client.request("textDocument/completion", position(13, 38)))) == ["User", "Repository"])
+        // Transformer names from the loaded plugin.
+        let transformers = labels(try client.request("textDocument/completion", position(11, 58)))
+        #expect(transformers.contains("dates.parse"), "\(transformers)")
+        // Keys from the grammar in an entity, attribute names in identifiedBy, key-path operators.
+        #expect(Set(labels(try client.request("textDocument/completion", position(4, 4)))).isSuperset(of: ["identifiedBy", "attributes", "relationships", "dynamic", "routes"]))
+        #expect(Set(labels(try client.request("textDocument/completion", position(4, 18)))) == ["id", "login"])
+        #expect(labels(try client.request("textDocument/completion", position(7, 13))).contains("@count"))
+
+        // Hover: the grammar's description of a key; an entity's summary.
+        let hover = try #require(try client.request("textDocument/hover", position(4, 6)) as? [String: Any])
+        #expect(((hover["contents"] as? [String: Any])?["value"] as? String)?.contains("Attribute(s) identifying a record.") == true)
+        let entityHover = try #require(try client.request("textDocument/hover", position(13, 37)) as? [String: Any])
+        #expect(((entityHover["contents"] as? [String: Any])?["value"] as? String)?.hasPrefix("**entity User**") == true)
+
+        // Definition: from the reference in the relationship to the declaration under entities.
+        let definition = try #require(try client.request("textDocument/definition", position(13, 37)) as? [String: Any])
+        #expect(definition["uri"] as? String == Self.uri)
+        let declaration = try #require((definition["range"] as? [String: Any])?["start"] as? [String: Any])
+        #expect(declaration["line"] as? Int == 3)
+        #expect(declaration["character"] as? Int == 2)
+
+        #expect(try client.request("shutdown", [:]) is NSNull)
+        try client.notify("exit", [:])
+        client.process.waitUntilExit()
+        #expect(client.process.terminationStatus == 0)
+    }
+
+    @Test("Without configured plugin folders, no plugin loads and completion says why")
+    func pluginsOnlyFromSettings() throws {
+        let client = try Client()
+        _ = try client.request("initialize", ["processId": NSNull(), "rootUri": NSNull(), "capabilities": [:] as [String: Any]])
+        try client.notify("textDocument/didOpen", ["textDocument": ["uri": Self.uri, "languageId": "yaml", "version": 1, "text": Self.schema]])
+        let published = try client.waitFor("textDocument/publishDiagnostics")
+        let messages = ((published["params"] as? [String: Any])?["diagnostics"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        #expect(messages.contains { $0.hasPrefix("plugin 'dates' is not loaded: the language server loads plugins only from the folders in the 'restmap.pluginPaths' setting") }, "\(messages)")
+        let completion = try #require(try client.request("textDocument/completion", position(11, 58)) as? [String: Any])
+        let items = try #require(completion["items"] as? [[String: Any]])
+        #expect(items.count == 1)
+        #expect((items.first?["detail"] as? String) == "no completions: plugin 'dates' is not loaded")
+        #expect(try client.request("shutdown", [:]) is NSNull)
+        try client.notify("exit", [:])
+        client.process.waitUntilExit()
+        #expect(client.process.terminationStatus == 0)
+    }
+}
