@@ -52,8 +52,8 @@ extension SchemaInference {
         if let baseURL = options.baseURL { lines.append("baseURL: \(YAMLText.scalar(baseURL))") }
         let plugins = (needsDates ? ["dates"] : []) + (usesCSV ? ["csv"] : [])
         if !plugins.isEmpty {
-            lines.append(Self.commented("plugins: [\(plugins.joined(separator: ", "))]",
-                                        needsDates ? "dates parses the date attributes" : "csv decodes text/csv bodies"))
+            let reasons = (needsDates ? ["dates parses the date attributes"] : []) + (usesCSV ? ["csv decodes text/csv bodies"] : [])
+            lines.append(Self.commented("plugins: [\(plugins.joined(separator: ", "))]", reasons.joined(separator: "; ")))
         }
         lines += ["", "entities:"] + entityLines + ["responses:"]
         for descriptor in descriptors {
@@ -160,8 +160,10 @@ extension SchemaInference {
                 return true
             }
             if consistent {
-                return (member.name, rank == 0 && byValue.count == entity.representations.count ? nil
-                        : "guessed: '\(member.key)' is unique across the samples")
+                if byValue.count < entity.representations.count {
+                    return (member.name, "guessed: equal '\(member.key)' values only ever belong to identical objects in the samples")
+                }
+                return (member.name, rank == 0 ? nil : "guessed: '\(member.key)' is unique across the samples")
             }
         }
         return nil
