@@ -52,9 +52,6 @@ struct ValidateCommand: ParsableCommand {
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Schema files or patterns.", valueName: "file"))
     var files: [String] = []
 
-    /// Exit status of a usage problem.
-    static let usageExitCode = ExitCode(2)
-
     func validate() throws {
         if let option = files.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
             try Self.usageError("unknown option '\(option)'")
@@ -127,7 +124,7 @@ struct ValidateCommand: ParsableCommand {
     static func usageError(_ message: String) throws -> Never {
         Terminal.error("Error: \(message)\nUsage: \(RestMapCommand.usageString(for: Self.self))\n"
             + "  See 'restmap validate --help' for more information.\n")
-        throw usageExitCode
+        throw RestMapCommand.usageExitCode
     }
 
     /// The diagnostics as a JSON array of `{"file", "line", "column", "severity", "message"}` objects.

@@ -171,3 +171,19 @@ extension String {
         return String(self[range.upperBound...])
     }
 }
+
+extension SchemaTestRunnerTests {
+    @Test("A schema path that names no file is reported at the reference")
+    func missingSchema() throws {
+        let result = try Self.run("""
+            restmapTest: 1
+            schema: nowhere/api.yaml
+            cases:
+              - { name: any, body: {}, expect: {} }
+            """)
+        let failure = try #require(result.cases.first?.failures.first)
+        #expect(failure.location.line == 2)
+        #expect(failure.location.column == 9)
+        #expect(failure.message.hasPrefix("no schema file at '"))
+    }
+}

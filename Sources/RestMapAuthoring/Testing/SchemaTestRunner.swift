@@ -40,6 +40,10 @@ public struct SchemaTestRunner: Sendable {
                 result.fileFailures.append(SchemaTestFailure(at: root.location, "'schemaDiagnostics' needs a file-level 'schema'"))
                 return result
             }
+            if let missing = context.missingSchema(reference) {
+                result.fileFailures.append(missing)
+                return result
+            }
             result.fileFailures += DiagnosticExpectations.check(expected, actual: context.schema(reference).diagnostics)
         }
         for node in root["cases"]?.sequence ?? [] {
@@ -60,6 +64,7 @@ public struct SchemaTestRunner: Sendable {
         guard let reference else {
             return [SchemaTestFailure(at: node.location, "the case has no schema: give 'schema' in the file or in the case")]
         }
+        if let missing = context.missingSchema(reference) { return [missing] }
         let prepared = context.schema(reference)
         guard let schema = prepared.schema else {
             return prepared.diagnostics.filter { $0.severity == .error }
@@ -103,7 +108,7 @@ public struct SchemaTestRunner: Sendable {
         } else if let text = node["bodyText"]?.scalarText {
             body = Array(text.utf8)
         } else if let fileNode = node["bodyFile"], let file = fileNode.scalarText {
-            let path = file.hasPrefix("/") ? file : directory + "/" + file
+            let path = FileContext.resolve(file, in: directory)
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw SchemaTestFailure(at: fileNode.textLocation, "cannot read the body file '\(path)'")
             }
@@ -130,14 +135,29 @@ private struct FileContext {
     init(testFile: String, directory: String, pluginPaths: [String]) {
         self.testFile = testFile
         self.directory = directory
-        self.pluginPaths = pluginPaths.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 }
+        self.pluginPaths = pluginPaths.map { Self.resolve($0, in: directory) }
+    }
+
+    /// A schema path that names no file, reported at the reference in the test file.
+    func missingSchema(_ reference: SchemaNode) -> SchemaTestFailure? {
+        guard let path = reference.scalarText.map(resolve), !FileManager.default.fileExists(atPath: path) else { return nil }
+        return SchemaTestFailure(at: reference.textLocation, "no schema file at '\(path)'")
+    }
+
+    /// A path relative to the test file's folder (absolute paths as they are).
+    func resolve(_ path: String) -> String {
+        Self.resolve(path, in: directory)
+    }
+
+    static func resolve(_ path: String, in directory: String) -> String {
+        path.hasPrefix("/") ? path : directory + "/" + path
     }
 
     mutating func schema(_ reference: SchemaNode) -> PreparedSchema {
         if let cached = cache[reference.location] { return cached }
         let prepared: PreparedSchema
         if let path = reference.scalarText {
-            prepared = PreparedSchema.load(contentsOf: path.hasPrefix("/") ? path : directory + "/" + path, pluginPaths: pluginPaths)
+            prepared = PreparedSchema.load(contentsOf: resolve(path), pluginPaths: pluginPaths)
         } else {
             // An inline schema keeps the test file's positions; its plugins come from the plugin paths.
             prepared = PreparedSchema.prepare(SchemaLoader.Loaded(root: reference, diagnostics: []), file: testFile,
