@@ -199,4 +199,47 @@ struct LanguageServerProtocolTests {
         client.process.waitUntilExit()
         #expect(client.process.terminationStatus == 0)
     }
+
+    @Test("Completion inside flow mappings: connect, keyedBy, dynamic cases, transformer arguments, metadata keys")
+    func flowCompletion() throws {
+        let text = """
+            restmap: 1
+            plugins: [dates]
+            entities:
+              Task:
+                attributes:
+                  taskID: { from: id, type: integer, transform: { dates.parse: { f } } }
+                  assignedUserID: assigned
+                relationships:
+                  assignee: { entity: User, connect: { a: u } }
+              User:
+                attributes: { userID: id, login: login }
+              Person:
+                dynamic: { by: type, cases: { a: T } }
+            responses:
+              - { path: /users, entity: User, keyedBy: l }
+              - { path: /tasks, entity: Task, keyPath: "@metadata.r" }
+              - { path: /people, entity: Person }
+
+            """
+        let client = try Client()
+        _ = try client.request("initialize", ["processId": NSNull(), "rootUri": NSNull(), "capabilities": [:] as [String: Any],
+                                              "initializationOptions": ["pluginPaths": [Self.buildDirectory.path]]])
+        try client.notify("textDocument/didOpen", ["textDocument": ["uri": Self.uri, "languageId": "yaml", "version": 1, "text": text]])
+        _ = try client.waitFor("textDocument/publishDiagnostics")
+        // Transformer arguments (`{ f` on line 5), connect keys from the entity and values from the target.
+        #expect(Set(labels(try client.request("textDocument/completion", position(5, 70)))) == ["formats", "timeZone", "locale"])
+        #expect(Set(labels(try client.request("textDocument/completion", position(8, 44)))) == ["taskID", "assignedUserID"])
+        #expect(Set(labels(try client.request("textDocument/completion", position(8, 47)))) == ["userID", "login"])
+        #expect(Set(labels(try client.request("textDocument/completion", position(12, 38)))) == ["Task", "User", "Person"])
+        #expect(Set(labels(try client.request("textDocument/completion", position(14, 44)))) == ["userID", "login"])
+        #expect(labels(try client.request("textDocument/completion", position(15, 55))).contains("@metadata.routing.parameters."))
+        // Hover on a key inside a flow mapping shows the grammar's description.
+        let hover = try #require(try client.request("textDocument/hover", position(14, 36)) as? [String: Any])
+        #expect(((hover["contents"] as? [String: Any])?["value"] as? String)?.contains("The object's keys are records") == true)
+        #expect(try client.request("shutdown", [:]) is NSNull)
+        try client.notify("exit", [:])
+        client.process.waitUntilExit()
+        #expect(client.process.terminationStatus == 0)
+    }
 }
