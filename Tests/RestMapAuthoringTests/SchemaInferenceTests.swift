@@ -86,6 +86,27 @@ struct SchemaInferenceTests {
         #expect(draft.yaml.contains("# no identifiedBy: no attribute is unique across the samples, so records never merge"))
     }
 
+    @Test("A CSV sample is decoded by the csv plugin; numbers with thousands separators read through csv.number")
+    func csv() throws {
+        var inference = SchemaInference(options: .init(path: "/top250.csv"))
+        try inference.add(sample: Array("Rank,Rating,Title,Votes\n1,9.2,A (1972),\"1,000\"\n2,9,\"B, C\",999\n".utf8), file: "top.csv")
+        let draft = inference.draft()
+        #expect(draft.diagnostics.isEmpty, "\(draft.diagnostics)")
+        #expect(draft.yaml.contains("plugins: [csv]  # csv decodes text/csv bodies"))
+        #expect(draft.yaml.contains("rank: { from: Rank, type: integer }"))
+        #expect(draft.yaml.contains("rating: { from: Rating, type: decimal }"))
+        #expect(draft.yaml.contains("votes: { from: Votes, transform: csv.number, type: integer }  # guessed: numbers with thousands separators"))
+    }
+
+    @Test("A type that fails on a sample falls back to string, and the draft says so")
+    func fallback() throws {
+        // An ISO-looking date that is not a calendar date: the dates plugin refuses it.
+        let draft = try Self.draft(#"[{"id": 1, "due_on": "2024-02-31"}, {"id": 2, "due_on": "2024-13-45"}]"#)
+        #expect(draft.diagnostics.isEmpty, "\(draft.diagnostics)")
+        #expect(draft.yaml.contains("dueOn: { from: due_on, type: string }  # date did not map every sample; kept as string"), "\(draft.yaml)")
+        #expect(!draft.yaml.contains("plugins:"))
+    }
+
     @Test("Names: camelCase attributes with acronyms, singular entity names")
     func naming() {
         #expect(Naming.attributeName("avatar_url") == "avatarURL")

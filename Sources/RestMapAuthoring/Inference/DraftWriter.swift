@@ -112,7 +112,8 @@ extension SchemaInference {
             }
             needsDates = needsDates || guess.needsDates
             if let note = guess.note { notes.insert(note, at: 0) }
-            attributes.append(DraftMember(name: name, key: key, line: "\(name): { \(from)type: \(guess.type) }",
+            let transform = guess.transform.map { "transform: \($0), " } ?? ""
+            attributes.append(DraftMember(name: name, key: key, line: "\(name): { \(from)\(transform)type: \(guess.type) }",
                                           note: notes.isEmpty ? nil : notes.joined(separator: "; ")))
         }
         return (attributes, relationships)
@@ -130,7 +131,7 @@ extension SchemaInference {
             return TypeGuess(type: "any", note: "always an empty list in the samples: element type unknown")
         }
         if stats.emptyArrays > 0 { return TypeGuess(type: "any", note: "lists and plain values under one key: kept as they are") }
-        return ValueKinds.guess(stats.scalars, key: key)
+        return ValueKinds.guess(stats.scalars, key: key, fromCSV: usesCSV)
     }
 
     /// The identifying attribute: `id`, `uuid`, `<entity>_id` or another `*_id`, present in every

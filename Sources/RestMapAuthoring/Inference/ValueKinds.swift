@@ -7,6 +7,8 @@ struct TypeGuess: Equatable {
     var type: String
     /// The guess needs the `dates` plugin.
     var needsDates = false
+    /// A transformer step to read the value (`csv.number`).
+    var transform: String?
     /// Why, when it is a guess worth a comment.
     var note: String?
 }
@@ -14,9 +16,16 @@ struct TypeGuess: Equatable {
 /// Attribute types from sample values.
 enum ValueKinds {
     /// The type of the non-null scalar values of one key (`key` helps spot epoch dates).
-    static func guess(_ values: [Value], key: String) -> TypeGuess {
+    static func guess(_ values: [Value], key: String, fromCSV: Bool = false) -> TypeGuess {
         guard !values.isEmpty else { return TypeGuess(type: "any", note: "always null in the samples: type unknown") }
         if values.allSatisfy({ if case .bool = $0 { true } else { false } }) { return TypeGuess(type: "boolean") }
+        // CSV fields such as "234,310" (numbers without separators were already read as numbers).
+        if fromCSV, values.contains(where: { $0.stringValue?.contains(",") == true }), values.allSatisfy({ value in
+            if case .integer = value { return true }
+            return value.stringValue?.wholeMatch(of: /-?\d{1,3}(,\d{3})+/) != nil
+        }) {
+            return TypeGuess(type: "integer", transform: "csv.number", note: "guessed: numbers with thousands separators")
+        }
         if values.allSatisfy(isNumber) {
             if values.allSatisfy({ if case .integer = $0 { true } else { false } }) {
                 if looksLikeDateKey(key), values.allSatisfy({ if case .integer(let seconds) = $0 { (946_684_800...4_102_444_800).contains(seconds) } else { false } }) {
@@ -37,6 +46,7 @@ enum ValueKinds {
                 return TypeGuess(type: "date", needsDates: true, note: "guessed: RFC 1123 dates in the samples")
             }
             if strings.allSatisfy(isURL) { return TypeGuess(type: "url") }
+
             return TypeGuess(type: "string")
         }
         let kinds = Set(values.map(\.kindName)).sorted()
