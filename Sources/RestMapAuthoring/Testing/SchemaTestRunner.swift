@@ -30,6 +30,9 @@ public struct SchemaTestRunner: Sendable {
         if let version = root["restmapTest"], let value = version.intValue, !SchemaTestGrammar.supportedVersions.contains(value) {
             result.fileFailures.append(SchemaTestFailure(at: version.location, "unsupported test-file version \(value); this restmap reads version 1"))
         }
+        if root["cases"]?.sequence?.isEmpty ?? true, root["schemaDiagnostics"] == nil {
+            result.fileFailures.append(SchemaTestFailure(at: root.location, "the test file has no cases and no schemaDiagnostics: it checks nothing"))
+        }
         guard result.fileFailures.isEmpty else { return result }
 
         let directory = (path as NSString).deletingLastPathComponent
