@@ -142,7 +142,7 @@ struct SchemaTestRunnerTests {
         #expect(result.cases.isEmpty)
         let empty = try Self.run("restmapTest: 1\nschema: x.yaml\n")
         #expect(empty.fileFailures.map(\.description.suffixAfterFile) == ["1:1: error: the test file has no cases and no schemaDiagnostics: it checks nothing"])
-        let version = try Self.run("restmapTest: 2\nschema: x.yaml\ncases: []\n")
+        let version = try Self.run("restmapTest: 2\nschema: x.yaml\ncases: [{ name: a, expect: {} }]\n")
         #expect(version.fileFailures.map(\.description.suffixAfterFile) == ["1:14: error: unsupported test-file version 2; this restmap reads version 1"])
     }
 
