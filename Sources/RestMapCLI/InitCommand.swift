@@ -42,7 +42,7 @@ struct InitCommand: ParsableCommand {
     }
 
     func run() throws {
-        var inference = SchemaInference(options: .init(name: name, baseURL: baseURL, path: path, method: method),
+        let inference = SchemaInference(options: .init(name: name, baseURL: baseURL, path: path, method: method),
                                         pluginPaths: plugins.pluginPaths)
         for sample in samples {
             guard let data = FileManager.default.contents(atPath: sample) else {

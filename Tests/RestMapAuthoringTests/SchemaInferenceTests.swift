@@ -8,7 +8,7 @@ import Testing
 @Suite("restmap init: schema inference")
 struct SchemaInferenceTests {
     static func draft(_ json: String, path: String = "/items", name: String? = nil) throws -> SchemaDraft {
-        var inference = SchemaInference(options: .init(name: name, path: path))
+        let inference = SchemaInference(options: .init(name: name, path: path))
         try inference.add(sample: Array(json.utf8), file: "sample.json")
         return inference.draft()
     }
@@ -17,7 +17,7 @@ struct SchemaInferenceTests {
           arguments: Repository.samples)
     func everySample(_ sample: Repository.Sample) throws {
         let bytes = try #require(FileManager.default.contents(atPath: Repository.path(sample.body)))
-        var inference = SchemaInference(options: .init(name: sample.story, path: sample.path, method: sample.method))
+        let inference = SchemaInference(options: .init(name: sample.story, path: sample.path, method: sample.method))
         try inference.add(sample: Array(bytes), file: Repository.path(sample.body))
         let draft = inference.draft()
         #expect(draft.diagnostics.isEmpty, "\(draft.diagnostics.map(\.description))\n\(draft.yaml)")
@@ -36,7 +36,7 @@ struct SchemaInferenceTests {
 
     @Test("Types are inferred across samples: integer, decimal, boolean, dates, URLs, nullable and absent keys")
     func types() throws {
-        var inference = SchemaInference(options: .init(path: "/users/:login/repos"))
+        let inference = SchemaInference(options: .init(path: "/users/:login/repos"))
         try inference.add(sample: Array(#"[{"id": 1, "full_name": "a/b", "price": 3, "private": false, "pushed_at": "2013-03-13T18:10:21Z", "html_url": "https://github.com/a/b", "homepage": null, "big": 69726278940360707}]"#.utf8), file: "one.json")
         try inference.add(sample: Array(#"[{"id": 2, "full_name": "c/d", "price": 4.25, "private": true, "pushed_at": "2014-01-01T00:00:00.5+02:00", "html_url": "https://github.com/c/d", "homepage": "x", "big": 1}]"#.utf8), file: "two.json")
         let draft = inference.draft()
@@ -88,7 +88,7 @@ struct SchemaInferenceTests {
 
     @Test("A CSV sample is decoded by the csv plugin; numbers with thousands separators read through csv.number")
     func csv() throws {
-        var inference = SchemaInference(options: .init(path: "/top250.csv"))
+        let inference = SchemaInference(options: .init(path: "/top250.csv"))
         try inference.add(sample: Array("Rank,Rating,Title,Votes\n1,9.2,A (1972),\"1,000\"\n2,9,\"B, C\",999\n".utf8), file: "top.csv")
         let draft = inference.draft()
         #expect(draft.diagnostics.isEmpty, "\(draft.diagnostics)")
@@ -124,7 +124,7 @@ struct SchemaInferenceTests {
 
     @Test("A sample with no records is refused with the reason")
     func refused() {
-        var inference = SchemaInference(options: .init())
+        let inference = SchemaInference(options: .init())
         #expect(throws: SchemaInference.InferenceError.self) { try inference.add(sample: Array("[1, 2]".utf8), file: "numbers.json") }
         #expect(throws: SchemaInference.InferenceError.self) { try inference.add(sample: Array("{".utf8), file: "broken.json") }
     }

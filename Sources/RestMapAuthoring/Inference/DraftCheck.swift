@@ -59,7 +59,7 @@ extension DryRunReport {
 extension SchemaInference {
     /// Renders the draft and checks it against every sample: an attribute whose inferred type
     /// fails on a sample falls back to `string` (or `any`) and the draft is checked again.
-    public mutating func draft(file: String = "draft.yaml") -> SchemaDraft {
+    public func draft(file: String = "draft.yaml") -> SchemaDraft {
         var checked = check(render(), file: file)
         for _ in 0..<8 {
             var demotedAny = false

@@ -8,7 +8,9 @@ import RestMapPlugins
 /// Objects and arrays of objects become entities; nested ones become related entities; objects
 /// of the same name or the same set of keys in different places become one entity. Attribute
 /// types are inferred across every sample; guesses are explained by YAML comments.
-public struct SchemaInference {
+///
+/// A reference type: the entities it drafts refer to each other (relationships, unified shapes).
+public final class SchemaInference {
     /// What the draft says about the API.
     public struct Options: Sendable {
         /// The API's name (`name:`).
@@ -51,7 +53,7 @@ public struct SchemaInference {
     }
 
     /// Adds one sample body; a `.csv` file is decoded by the `csv` plugin.
-    public mutating func add(sample bytes: [UInt8], file: String) throws(InferenceError) {
+    public func add(sample bytes: [UInt8], file: String) throws(InferenceError) {
         var json = bytes
         let isCSV = BodyMediaType.isCSV(file)
         if isCSV {
@@ -68,14 +70,14 @@ public struct SchemaInference {
         }
         var body = Value(json: document.root)
         if isCSV { body = Self.typedCSVFields(body) }
-        samples.append((file, bytes))
-        usesCSV = usesCSV || isCSV
         do { try add(body) } catch {
             throw InferenceError(description: "\(file): \(error.description)")
         }
+        samples.append((file, bytes))
+        usesCSV = usesCSV || isCSV
     }
 
-    private mutating func csvDecoder() throws -> BodyDecoderDefinition {
+    private func csvDecoder() throws -> BodyDecoderDefinition {
         if let decoder = plugins.bodyDecoder(forMediaType: BodyMediaType.csv) { return decoder }
         _ = try plugins.load(named: "csv", searchPath: PluginSearchPath(schemaDirectory: nil, pluginPaths: pluginPaths))
         guard let decoder = plugins.bodyDecoder(forMediaType: BodyMediaType.csv) else {
@@ -98,7 +100,7 @@ public struct SchemaInference {
     }
 
     /// Adds one sample body already decoded to a value.
-    mutating func add(_ body: Value) throws(InferenceError) {
+    func add(_ body: Value) throws(InferenceError) {
         for located in try locateRecords(body) {
             let entity = entity(named: located.name, keys: located.items.first.map(Self.keys) ?? [])
             if !descriptors.contains(where: { $0.keyPath == located.keyPath && $0.entity === entity }) {
@@ -218,7 +220,7 @@ public struct SchemaInference {
     // MARK: Entities
 
     /// The entity of this name, else one with the same keys (a repeated shape), else a new one.
-    mutating func entity(named name: String, keys: [String]) -> EntityDraft {
+    func entity(named name: String, keys: [String]) -> EntityDraft {
         if let existing = entities.first(where: { $0.name == name }) { return existing }
         let keySet = Set(keys)
         if keySet.count >= 2, let same = entities.first(where: { Set($0.keyOrder) == keySet }) {
@@ -230,7 +232,7 @@ public struct SchemaInference {
         return entity
     }
 
-    mutating func observe(_ representation: Value, into owner: EntityDraft) {
+    func observe(_ representation: Value, into owner: EntityDraft) {
         guard case .object(let members) = representation else { return }
         owner.representations.append(representation)
         for member in members {
