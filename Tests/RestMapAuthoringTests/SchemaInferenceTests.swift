@@ -37,8 +37,8 @@ struct SchemaInferenceTests {
     @Test("Types are inferred across samples: integer, decimal, boolean, dates, URLs, nullable and absent keys")
     func types() throws {
         let inference = SchemaInference(options: .init(path: "/users/:login/repos"))
-        try inference.add(sample: Array(#"[{"id": 1, "full_name": "a/b", "price": 3, "private": false, "pushed_at": "2013-03-13T18:10:21Z", "html_url": "https://github.com/a/b", "homepage": null, "big": 69726278940360707}]"#.utf8), file: "one.json")
-        try inference.add(sample: Array(#"[{"id": 2, "full_name": "c/d", "price": 4.25, "private": true, "pushed_at": "2014-01-01T00:00:00.5+02:00", "html_url": "https://github.com/c/d", "homepage": "x", "big": 1}]"#.utf8), file: "two.json")
+        try inference.add(sample: Array(#"[{"id": 1, "full_name": "a/b", "price": 3, "private": false, "pushed_at": "2013-03-13T18:10:21Z", "html_url": "https://github.com/a/b", "homepage": null, "big": 69726278940360707, "created_at": 1700000000, "expires_at": 1700000000123}]"#.utf8), file: "one.json")
+        try inference.add(sample: Array(#"[{"id": 2, "full_name": "c/d", "price": 4.25, "private": true, "pushed_at": "2014-01-01T00:00:00.5+02:00", "html_url": "https://github.com/c/d", "homepage": "x", "big": 1, "expires_at": 1800000000000}]"#.utf8), file: "two.json")
         let draft = inference.draft()
         #expect(draft.diagnostics.isEmpty, "\(draft.diagnostics)")
         let yaml = draft.yaml
@@ -52,6 +52,8 @@ struct SchemaInferenceTests {
         #expect(yaml.contains("htmlURL: { from: html_url, type: url }"))
         #expect(yaml.contains("homepage: { type: string }  # null in some samples"))
         #expect(yaml.contains("big: { type: integer }"))
+        #expect(yaml.contains("createdAt: { from: created_at, transform: dates.unix, type: date }  # guessed: Unix timestamps in seconds under a date-like key; absent in some samples"))
+        #expect(yaml.contains("expiresAt: { from: expires_at, transform: { dates.unix: { unit: milliseconds } }, type: date }  # guessed: Unix timestamps in milliseconds"))
         #expect(yaml.contains("- { method: GET, path: /users/:login/repos, entity: Repo }"))
     }
 

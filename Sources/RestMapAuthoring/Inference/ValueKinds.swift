@@ -28,8 +28,10 @@ enum ValueKinds {
         }
         if values.allSatisfy(isNumber) {
             if values.allSatisfy({ if case .integer = $0 { true } else { false } }) {
-                if looksLikeDateKey(key), values.allSatisfy({ if case .integer(let seconds) = $0 { (946_684_800...4_102_444_800).contains(seconds) } else { false } }) {
-                    return TypeGuess(type: "date", note: "guessed: integers in the range of Unix timestamps (seconds) under a date-like key")
+                if looksLikeDateKey(key), let unit = epochUnit(values) {
+                    return TypeGuess(type: "date", needsDates: true,
+                                     transform: unit == "seconds" ? "dates.unix" : "{ dates.unix: { unit: milliseconds } }",
+                                     note: "guessed: Unix timestamps in \(unit) under a date-like key")
                 }
                 return TypeGuess(type: "integer")
             }
@@ -68,6 +70,15 @@ enum ValueKinds {
         case .integer, .decimal, .number: true
         default: false
         }
+    }
+
+    /// `seconds` or `milliseconds` when every integer is a Unix timestamp between 2000 and 2100 in that unit.
+    private static func epochUnit(_ values: [Value]) -> String? {
+        let integers = values.compactMap { if case .integer(let integer) = $0 { integer } else { nil } }
+        let seconds: ClosedRange<Int64> = 946_684_800...4_102_444_800
+        if integers.allSatisfy(seconds.contains) { return "seconds" }
+        if integers.allSatisfy({ seconds.contains($0 / 1000) }) { return "milliseconds" }
+        return nil
     }
 
     private static func looksLikeDateKey(_ key: String) -> Bool {
