@@ -109,6 +109,24 @@ struct SchemaInferenceTests {
         #expect(!draft.yaml.contains("plugins:"))
     }
 
+    @Test("Keys that YAML would read as booleans or null, or that need quoting, still make a clean draft")
+    func awkwardKeys() throws {
+        let draft = try Self.draft(##"[{"true": {"a": 1}, "null": 2, "a: b": "x", "#c": "y", "q\"t": "z", "LUPO.API.Log": "w", "@id": "v"}]"##)
+        #expect(draft.diagnostics.isEmpty, "\(draft.diagnostics)\n\(draft.yaml)")
+        #expect(draft.yaml.contains("trueValue: { from: \"true\", entity: TrueRecord }"))
+        #expect(draft.yaml.contains("nullValue: { from: \"null\", type: integer }"))
+        #expect(draft.yaml.contains("lupoAPILog: { from: [\"LUPO.API.Log\"], type: string }"))
+        #expect(draft.yaml.contains("qT: { from: \"q\\\"t\", type: string }"))
+        #expect(draft.yaml.contains("id: { from: [\"@id\"], type: string }"))
+    }
+
+    @Test("An empty key cannot be read: the draft says so and the check reports it unmapped")
+    func emptyKey() throws {
+        let draft = try Self.draft(#"[{"id": 1, "": 2}]"#)
+        #expect(draft.yaml.contains("# the samples have an empty key \"\", which no key path can read: it stays unmapped"))
+        #expect(draft.diagnostics.map(\.message) == ["key '[].' is not mapped by the schema"])
+    }
+
     @Test("Names: camelCase attributes with acronyms, singular entity names")
     func naming() {
         #expect(Naming.attributeName("avatar_url") == "avatarURL")

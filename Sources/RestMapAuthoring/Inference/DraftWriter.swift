@@ -33,6 +33,9 @@ extension SchemaInference {
                !members.attributes.contains(where: { $0.name == keyed }) {
                 entityLines.append("    # '\(keyed)' is filled from the object keys (keyedBy)")
             }
+            if entity.hasEmptyKey {
+                entityLines.append("    # the samples have an empty key \"\", which no key path can read: it stays unmapped")
+            }
             entityLines.append("    attributes:")
             if members.attributes.isEmpty { entityLines[entityLines.count - 1] += " {}" }
             for attribute in members.attributes { entityLines.append(Self.commented("      " + attribute.line, attribute.note)) }
@@ -93,7 +96,7 @@ extension SchemaInference {
             attributes.append(DraftMember(name: keyed, key: keyed, line: "\(keyed): { type: string }", note: nil))
         }
         for key in entity.keyOrder {
-            guard let stats = entity.keys[key], !key.isEmpty else { continue }
+            guard let stats = entity.keys[key] else { continue }
             let name = Naming.unique(Naming.attributeName(key), in: taken)
             taken.insert(name)
             let from = key == name ? "" : "from: \(YAMLText.keyPath(key)), "

@@ -35,7 +35,8 @@ enum Naming {
         for part in parts.dropFirst() {
             name += acronyms.contains(part.lowercased()) ? part.uppercased() : part.prefix(1).uppercased() + part.dropFirst()
         }
-        return name.first!.isNumber ? "n" + name : name
+        if name.first!.isNumber { return "n" + name }
+        return YAMLText.readsAsText(name) ? name : name + "Value"
     }
 
     /// `repos` → `Repo`, `current-event` → `CurrentEvent`, `categories` → `Category`.
@@ -44,7 +45,8 @@ enum Naming {
         guard let last = parts.popLast() else { return "Item" }
         parts.append(singular(last))
         let name = parts.map { acronyms.contains($0.lowercased()) ? $0.uppercased() : $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-        return name.first!.isNumber ? "E" + name : name
+        if name.first!.isNumber { return "E" + name }
+        return YAMLText.readsAsText(name) ? name : name + "Record"
     }
 
     /// A plural English word's singular, for the usual endings.
@@ -74,16 +76,20 @@ enum YAMLText {
     /// A scalar, quoted when a plain scalar would read differently (a number, a boolean, null,
     /// an indicator character, `: ` or ` #`).
     static func scalar(_ text: String) -> String {
+        readsAsText(text) ? text : quoted(text)
+    }
+
+    /// Whether a plain scalar of this text reads back as the same string.
+    static func readsAsText(_ text: String) -> Bool {
         let reserved: Set<String> = ["", "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
                                      "yes", "no", "on", "off", "y", "n", "Yes", "No", "On", "Off"]
         let safe = text.unicodeScalars.allSatisfy { scalar in
             (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_-./: ".unicodeScalars.contains(scalar))
                 && scalar.value < 0x2028
         }
-        let plain = safe && !reserved.contains(text) && Double(text) == nil && Int(text) == nil
+        return safe && !reserved.contains(text) && Double(text) == nil && Int(text) == nil
             && !text.hasPrefix("-") && !text.hasPrefix(" ") && !text.hasSuffix(" ") && !text.hasSuffix(":")
             && !text.contains(": ") && !text.hasPrefix(":") && !text.hasPrefix(".")
-        return plain ? text : quoted(text)
     }
 
     /// A double-quoted scalar with JSON-style escapes (YAML double quotes accept them).

@@ -236,6 +236,11 @@ public final class SchemaInference {
         guard case .object(let members) = representation else { return }
         owner.representations.append(representation)
         for member in members {
+            // An empty key cannot be named by any key path: it stays unmapped (the draft says so).
+            guard !member.key.isEmpty else {
+                owner.hasEmptyKey = true
+                continue
+            }
             let stats = owner.stats(for: member.key)
             stats.present += 1
             switch member.value {
@@ -270,6 +275,8 @@ final class EntityDraft {
     var representations: [Value] = []
     var keyOrder: [String] = []
     var keys: [String: KeyStats] = [:]
+    /// Some representation has a key `""`, which no key path can read.
+    var hasEmptyKey = false
     /// Attributes whose inferred type failed on a sample, with the type they fall back to.
     var demoted: [String: String] = [:]
 
