@@ -15,7 +15,7 @@ struct InitCommand: ParsableCommand {
             (exit 1). A .csv sample is read with the csv plugin.
 
             Example:
-              restmap init --path /users/:login/repos --name github repos.json more-repos.json > api.yaml
+              restmap init --path /users/:login/repos repos.json more.json > api.yaml
             """
     )
 

@@ -11,8 +11,8 @@ struct LSPCommand: ParsableCommand {
             completion, hover and go to definition. Plugins load only from the folders in the editor's \
             settings ("pluginPaths" in initializationOptions, or the restmap.pluginPaths setting).
 
-            Example (Neovim):
-              vim.lsp.start({ name = 'restmap', cmd = { 'restmap', 'lsp' }, init_options = { pluginPaths = { '/opt/restmap/plugins' } } })
+            Example (an editor runs it; Docs/Authoring.md shows VS Code and Neovim setups):
+              restmap lsp
             """
     )
 

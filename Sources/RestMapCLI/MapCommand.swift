@@ -14,7 +14,7 @@ struct MapCommand: ParsableCommand {
             the exit status 1 (the other records still print). A .csv body is read as text/csv.
 
             Example:
-              restmap map --schema Schemas/tasks.yaml --path /task_list Samples/tasks/task_list.json
+              restmap map --schema api.yaml --path /task_list task_list.json
             """
     )
 

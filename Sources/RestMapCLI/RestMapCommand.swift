@@ -5,11 +5,11 @@ import Foundation
 struct RestMapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restmap",
-        abstract: "Validate RestMap schemas and map responses with them.",
+        abstract: "Validate, test and draft RestMap schemas, and map responses with them.",
         discussion: """
             Examples:
               restmap validate 'Schemas/*.yaml'
-              restmap map --schema Schemas/tasks.yaml --path /task_list Samples/tasks/task_list.json
+              restmap map --schema api.yaml --path /task_list task_list.json
               restmap init --path /users/:login/repos repos.json > api.yaml
               restmap test 'Schemas/tests/*.yaml'
             """,

@@ -21,7 +21,7 @@ struct ValidateCommand: ParsableCommand {
 
             Example:
               restmap validate 'Schemas/*.yaml'
-              restmap validate Schemas/tasks.yaml --sample Samples/tasks/task_list.json --path /task_list
+              restmap validate api.yaml --sample task_list.json --path /task_list
             """
     )
 
