@@ -97,7 +97,7 @@ let package = Package(
         ),
         .target(
             name: "RestMapLSP",
-            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPlugins"],
+            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPlugins", "RestMapAuthoring"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

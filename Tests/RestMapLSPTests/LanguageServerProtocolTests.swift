@@ -242,4 +242,46 @@ struct LanguageServerProtocolTests {
         client.process.waitUntilExit()
         #expect(client.process.terminationStatus == 0)
     }
+
+    @Test("A schema test file is checked against the test-file grammar; its entities come from the schema it names")
+    func testFiles() throws {
+        let schema = CLIPaths.repository.appendingPathComponent("Schemas/tasks.yaml").path
+        let text = """
+            restmapTest: 1
+            schema: \(schema)
+            cases:
+              - name: a task
+                expcet: {}
+              - name: another
+                expect:
+                  records:
+                    - { entity: Task }
+
+            """
+        let client = try Client()
+        _ = try client.request("initialize", ["processId": NSNull(), "rootUri": NSNull(), "capabilities": [:] as [String: Any]])
+        let uri = "file:///work/tests/tasks.yaml"
+        try client.notify("textDocument/didOpen", ["textDocument": ["uri": uri, "languageId": "yaml", "version": 1, "text": text]])
+        let published = try client.waitFor("textDocument/publishDiagnostics")
+        let diagnostics = try #require((published["params"] as? [String: Any])?["diagnostics"] as? [[String: Any]])
+        #expect(diagnostics.compactMap { $0["message"] as? String } == [
+            "unknown key 'expcet' in case (did you mean 'expect'?)",
+        ])
+        func at(_ line: Int, _ character: Int) -> [String: Any] {
+            ["textDocument": ["uri": uri], "position": ["line": line, "character": character]]
+        }
+        #expect(Set(labels(try client.request("textDocument/completion", at(8, 20)))) == ["User", "Project", "Task"])
+        #expect(labels(try client.request("textDocument/completion", at(6, 6))).contains("bodyFile"))
+        let definition = try #require(try client.request("textDocument/definition", at(8, 21)) as? [String: Any])
+        #expect(definition["uri"] as? String == URL(fileURLWithPath: schema).absoluteString)
+        #expect(try client.request("shutdown", [:]) is NSNull)
+        try client.notify("exit", [:])
+        client.process.waitUntilExit()
+    }
+}
+
+/// The repository root, for tests that open its files.
+enum CLIPaths {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 }

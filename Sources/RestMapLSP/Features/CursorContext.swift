@@ -160,8 +160,8 @@ struct CursorContext: Equatable {
 /// The grammar below a path of keys.
 enum GrammarWalk {
     /// The shape at a path: lists are stepped into, choices resolved to their mapping alternative.
-    static func shape(at path: [String]) -> Shape? {
-        var shape = RestMapGrammar.schema
+    static func shape(at path: [String], in grammar: Shape) -> Shape? {
+        var shape = grammar
         for key in path {
             guard let next = member(of: shape, key) else { return nil }
             shape = next
@@ -193,8 +193,8 @@ enum GrammarWalk {
     }
 
     /// The object description of a path, when it is a mapping with known keys.
-    static func object(at path: [String]) -> ObjectShape? {
-        guard let shape = shape(at: path), case .object(let object)? = mapping(shape) else { return nil }
+    static func object(at path: [String], in grammar: Shape) -> ObjectShape? {
+        guard let shape = shape(at: path, in: grammar), case .object(let object)? = mapping(shape) else { return nil }
         return object
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RestMap
+import RestMapAuthoring
 import RestMapPlugins
 import RestMapSchema
 
@@ -7,12 +8,28 @@ import RestMapSchema
 struct SchemaAnalysis {
     var root: SchemaNode?
     var diagnostics: [Diagnostic]
+    /// The grammar of the document: a schema file's, or a schema test file's (`restmapTest:`).
+    var grammar: Shape = RestMapGrammar.schema
+    /// The schema whose entities completion and definition use: the document itself, or the
+    /// schema a test file names (a path next to it, or inline).
+    var schemaRoot: SchemaNode?
 
     /// Parses and validates a document; plugins it names come from `plugins` (loaded by the server
     /// from the configured folders only). A plugin that is not loaded is reported, never searched for.
     static func analyze(_ document: TextDocument, plugins: PluginStore) -> SchemaAnalysis {
         let file = document.path
         let loaded = SchemaLoader().load(bytes: Array(document.text.utf8), file: file)
+        if let root = loaded.root, root["restmapTest"] != nil {
+            // A schema test file: checked against its own grammar (`restmap test` runs it).
+            let diagnostics = loaded.diagnostics + SchemaTestGrammar.file.diagnostics(for: root, context: "the test file")
+            var schemaRoot = root["schema"]
+            if let path = schemaRoot?.scalarText {
+                let directory = (file as NSString).deletingLastPathComponent
+                schemaRoot = SchemaLoader().load(contentsOf: path.hasPrefix("/") ? path : directory + "/" + path).root
+            }
+            return SchemaAnalysis(root: root, diagnostics: diagnostics.sortedByPosition(), grammar: SchemaTestGrammar.file,
+                                  schemaRoot: schemaRoot)
+        }
         var diagnostics: [Diagnostic] = []
         var registry = PluginRegistry()
         for node in loaded.root?["plugins"]?.sequence ?? [] {
@@ -25,17 +42,17 @@ struct SchemaAnalysis {
         // An empty search path: every plugin the schema names was either added above or is reported.
         let prepared = PreparedSchema.prepare(loaded, file: file, searchPath: PluginSearchPath([]), plugins: registry)
         let own = prepared.diagnostics.filter { !$0.message.hasPrefix("cannot load plugin ") }
-        return SchemaAnalysis(root: loaded.root, diagnostics: (own + diagnostics).sortedByPosition())
+        return SchemaAnalysis(root: loaded.root, diagnostics: (own + diagnostics).sortedByPosition(), schemaRoot: loaded.root)
     }
 
     /// Entity names declared in the document, with the positions of their keys.
     var entities: [(name: String, location: SourceLocation)] {
-        (root?["entities"]?.mapping ?? []).compactMap { pair in pair.key.scalarText.map { ($0, pair.key.location) } }
+        (schemaRoot?["entities"]?.mapping ?? []).compactMap { pair in pair.key.scalarText.map { ($0, pair.key.location) } }
     }
 
     /// The attribute names of an entity (map form keys or list form items).
     func attributes(of entity: String) -> [String] {
-        guard let node = root?["entities"]?[entity]?["attributes"] else { return [] }
+        guard let node = schemaRoot?["entities"]?[entity]?["attributes"] else { return [] }
         if let pairs = node.mapping { return pairs.compactMap(\.key.scalarText) }
         return (node.sequence ?? []).compactMap(\.scalarText)
     }

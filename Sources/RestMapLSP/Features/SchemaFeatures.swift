@@ -1,3 +1,4 @@
+import Foundation
 import RestMapPluginKit
 import RestMapSchema
 
@@ -46,7 +47,7 @@ struct SchemaFeatures {
         }
         let path = context.path
         if let key = context.key {
-            let shape = GrammarWalk.member(of: GrammarWalk.shape(at: path) ?? .any, key)
+            let shape = GrammarWalk.member(of: GrammarWalk.shape(at: path, in: analysis.grammar) ?? .any, key)
             if key == "transform" || path.last == "transform" {
                 transformerItems(typed: context.typed, add: add)
             } else if key == "identifiedBy" || key == "keyedBy" || key == "attributes" && path.first == "requests" {
@@ -68,7 +69,7 @@ struct SchemaFeatures {
             argumentItems(transformer: path.last!, add: add)
         } else if path.last == "transform" {
             transformerItems(typed: context.typed, add: add)
-        } else if let object = GrammarWalk.object(at: path) {
+        } else if let object = GrammarWalk.object(at: path, in: analysis.grammar) {
             for property in object.properties {
                 add(property.name, .property, detail: object.name + (property.isRequired ? " (required)" : ""), documentation: property.summary)
             }
@@ -141,7 +142,7 @@ struct SchemaFeatures {
         if let entity = analysis.entities.first(where: { $0.name == word }) {
             let attributes = analysis.attributes(of: entity.name)
             text = "**entity \(entity.name)** (line \(entity.location.line)): \(attributes.isEmpty ? "no attributes" : attributes.joined(separator: ", "))"
-        } else if context.key == nil, let object = GrammarWalk.object(at: context.path), let property = object.property(named: word) {
+        } else if context.key == nil, let object = GrammarWalk.object(at: context.path, in: analysis.grammar), let property = object.property(named: word) {
             text = "**\(property.name)** (\(object.name)\(property.isRequired ? ", required" : "")): \(property.summary)"
         } else if let op = Self.operators.first(where: { word.hasSuffix($0.word) || word.contains($0.word + ".") }) {
             text = "**\(op.word)**: \(op.summary)"
@@ -161,6 +162,12 @@ struct SchemaFeatures {
     func definition(line: Int, character: Int) -> [String: Any]? {
         guard let (word, _) = document.word(line: line, character: character),
               let entity = analysis.entities.first(where: { $0.name == word }) else { return nil }
-        return ["uri": document.uri, "range": document.range(of: entity.location)]
+        if entity.location.file == document.path {
+            return ["uri": document.uri, "range": document.range(of: entity.location)]
+        }
+        // Declared in the schema a test file names.
+        let start: [String: Any] = ["line": entity.location.line - 1, "character": entity.location.column - 1]
+        let end: [String: Any] = ["line": entity.location.line - 1, "character": entity.location.column - 1 + entity.name.utf16.count]
+        return ["uri": URL(fileURLWithPath: entity.location.file).absoluteString, "range": ["start": start, "end": end]]
     }
 }
