@@ -85,6 +85,14 @@ struct LanguageServerProtocolTests {
             }
         }
 
+        /// `shutdown` (which must answer null), then `exit`; returns the exit status.
+        func finish() throws -> Int32 {
+            #expect(try request("shutdown", [:]) is NSNull)
+            try notify("exit", [:])
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
         enum ClientError: Error { case noResponse(String), closed }
     }
 
@@ -176,10 +184,7 @@ struct LanguageServerProtocolTests {
         #expect(declaration["line"] as? Int == 3)
         #expect(declaration["character"] as? Int == 2)
 
-        #expect(try client.request("shutdown", [:]) is NSNull)
-        try client.notify("exit", [:])
-        client.process.waitUntilExit()
-        #expect(client.process.terminationStatus == 0)
+        #expect(try client.finish() == 0)
     }
 
     @Test("Without configured plugin folders, no plugin loads and completion says why")
@@ -194,10 +199,7 @@ struct LanguageServerProtocolTests {
         let items = try #require(completion["items"] as? [[String: Any]])
         #expect(items.count == 1)
         #expect((items.first?["detail"] as? String) == "no completions: plugin 'dates' is not loaded")
-        #expect(try client.request("shutdown", [:]) is NSNull)
-        try client.notify("exit", [:])
-        client.process.waitUntilExit()
-        #expect(client.process.terminationStatus == 0)
+        #expect(try client.finish() == 0)
     }
 
     @Test("Completion inside flow mappings: connect, keyedBy, dynamic cases, transformer arguments, metadata keys")
@@ -237,10 +239,7 @@ struct LanguageServerProtocolTests {
         // Hover on a key inside a flow mapping shows the grammar's description.
         let hover = try #require(try client.request("textDocument/hover", position(14, 36)) as? [String: Any])
         #expect(((hover["contents"] as? [String: Any])?["value"] as? String)?.contains("The object's keys are records") == true)
-        #expect(try client.request("shutdown", [:]) is NSNull)
-        try client.notify("exit", [:])
-        client.process.waitUntilExit()
-        #expect(client.process.terminationStatus == 0)
+        #expect(try client.finish() == 0)
     }
 
     @Test("A schema test file is checked against the test-file grammar; its entities come from the schema it names")
@@ -274,9 +273,7 @@ struct LanguageServerProtocolTests {
         #expect(labels(try client.request("textDocument/completion", at(6, 6))).contains("bodyFile"))
         let definition = try #require(try client.request("textDocument/definition", at(8, 21)) as? [String: Any])
         #expect(definition["uri"] as? String == URL(fileURLWithPath: schema).absoluteString)
-        #expect(try client.request("shutdown", [:]) is NSNull)
-        try client.notify("exit", [:])
-        client.process.waitUntilExit()
+        #expect(try client.finish() == 0)
     }
 }
 
