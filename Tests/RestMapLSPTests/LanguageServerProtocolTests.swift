@@ -16,6 +16,8 @@ struct LanguageServerProtocolTests {
         private var nextID = 1
         /// Notifications received while waiting for responses.
         private(set) var notifications: [[String: Any]] = []
+        /// Error responses received.
+        private(set) var errors: [[String: Any]] = []
 
         init() throws {
             let binary = LanguageServerProtocolTests.buildDirectory.appendingPathComponent("restmap")
@@ -44,7 +46,10 @@ struct LanguageServerProtocolTests {
             try send(["jsonrpc": "2.0", "id": id, "method": method, "params": params])
             for _ in 0..<200 {
                 let message = try read()
-                if message["id"] as? Int == id { return message["result"] }
+                if message["id"] as? Int == id {
+                    if let error = message["error"] as? [String: Any] { errors.append(error) }
+                    return message["result"]
+                }
                 notifications.append(message)
             }
             throw ClientError.noResponse(method)
@@ -273,6 +278,34 @@ struct LanguageServerProtocolTests {
         #expect(labels(try client.request("textDocument/completion", at(6, 6))).contains("bodyFile"))
         let definition = try #require(try client.request("textDocument/definition", at(8, 21)) as? [String: Any])
         #expect(definition["uri"] as? String == URL(fileURLWithPath: schema).absoluteString)
+        #expect(try client.finish() == 0)
+    }
+
+    @Test("Random edits of the example schemas never break the server: every request is answered, exit is clean")
+    func randomEdits() throws {
+        let folder = CLIPaths.repository.appendingPathComponent("Schemas")
+        let texts = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }.sorted()
+            .map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+        let inserts = ["", "{", "[", ": ", "\"", "@", "\t", "- ", "é😀", "\n  x: {a: [", "\\"]
+        var random = SystemRandomNumberGenerator()
+        let client = try Client()
+        _ = try client.request("initialize", ["processId": NSNull(), "rootUri": NSNull(), "capabilities": [:] as [String: Any],
+                                              "initializationOptions": ["pluginPaths": [Self.buildDirectory.path]]])
+        try client.notify("textDocument/didOpen", ["textDocument": ["uri": Self.uri, "languageId": "yaml", "version": 1, "text": ""]])
+        for version in 2..<62 {
+            let text = Array(texts.randomElement(using: &random)!.unicodeScalars)
+            let cut = Int.random(in: 0...text.count, using: &random)
+            let resume = Int.random(in: cut...text.count, using: &random)
+            let edited = String(String.UnicodeScalarView(text[..<cut])) + inserts.randomElement(using: &random)!
+                + String(String.UnicodeScalarView(text[resume...]))
+            try client.notify("textDocument/didChange", ["textDocument": ["uri": Self.uri, "version": version], "contentChanges": [["text": edited]]])
+            let lines = edited.split(separator: "\n", omittingEmptySubsequences: false).count
+            for method in ["textDocument/completion", "textDocument/hover", "textDocument/definition"] {
+                let at = position(Int.random(in: 0...lines, using: &random), Int.random(in: 0...90, using: &random))
+                _ = try client.request(method, at)  // throws unless the server answers this request
+            }
+        }
+        #expect(client.errors.isEmpty, "\(client.errors)")
         #expect(try client.finish() == 0)
     }
 }
