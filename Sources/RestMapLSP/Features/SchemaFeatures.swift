@@ -49,7 +49,7 @@ struct SchemaFeatures {
         if let key = context.key {
             let shape = GrammarWalk.member(of: GrammarWalk.shape(at: path, in: analysis.grammar) ?? .any, key)
             if key == "transform" || path.last == "transform" {
-                transformerItems(typed: context.typed, add: add)
+                transformerItems(add: add)
             } else if key == "identifiedBy" || key == "keyedBy" || key == "attributes" && path.first == "requests" {
                 for name in analysis.attributes(of: entityInScope(path: path, line: line) ?? "") { add(name, .field, detail: "attribute") }
             } else if path.last == "connect" {
@@ -65,10 +65,11 @@ struct SchemaFeatures {
             }
         } else if path.last == "connect" {
             for name in analysis.attributes(of: entityInScope(path: path, line: line) ?? "") { add(name, .field, detail: "attribute") }
-        } else if path.count >= 2, path[path.count - 2] == "transform" || path.dropLast().last == "transform" {
+        } else if path.dropLast().last == "transform" {
+            // `transform: { plugin.name: { … } }`: the transformer's arguments.
             argumentItems(transformer: path.last!, add: add)
         } else if path.last == "transform" {
-            transformerItems(typed: context.typed, add: add)
+            transformerItems(add: add)
         } else if let object = GrammarWalk.object(at: path, in: analysis.grammar) {
             for property in object.properties {
                 add(property.name, .property, detail: object.name + (property.isRequired ? " (required)" : ""), documentation: property.summary)
@@ -88,7 +89,7 @@ struct SchemaFeatures {
 
     /// Transformer names of the plugins the schema names (and the built-ins); a plugin that is not
     /// loaded gets one item that says why it has no completions.
-    private func transformerItems(typed: String, add: (String, Kind, String?, String?) -> Void) {
+    private func transformerItems(add: (String, Kind, String?, String?) -> Void) {
         for node in analysis.root?["plugins"]?.sequence ?? [] {
             guard let name = node.scalarText else { continue }
             switch plugins.plugin(named: name) {
