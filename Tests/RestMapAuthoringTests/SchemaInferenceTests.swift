@@ -80,6 +80,13 @@ struct SchemaInferenceTests {
         #expect(draft.yaml.contains("eMail: { from: e-mail, type: string }"))
     }
 
+    @Test("An identifier whose repeats are partial views of one object is proposed: they merge")
+    func partialViews() throws {
+        let draft = try Self.draft(#"[{"user_id": 3, "friends": [{"user_id": 1, "name": "Mo"}, {"user_id": 2}]}, {"user_id": 4, "friends": [{"user_id": 1}]}]"#)
+        #expect(draft.diagnostics.isEmpty)
+        #expect(draft.yaml.contains("  Friend:\n    identifiedBy: userID  # guessed: equal 'user_id' values belong to partial views of one object (they merge)"))
+    }
+
     @Test("An identifier that repeats for different objects is not proposed")
     func noIdentification() throws {
         let draft = try Self.draft(#"[{"code": 1, "name": "a"}, {"code": 1, "name": "b"}]"#)

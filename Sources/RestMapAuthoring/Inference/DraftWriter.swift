@@ -156,20 +156,31 @@ extension SchemaInference {
             }
             .sorted { $0.1 < $1.1 }
         for (member, rank) in candidates {
-            var byValue: [Value: Value] = [:]
+            // Representations with equal values must agree on every key they share: the same
+            // object, or partial views of one record (RestKit merges `{"id": 1}` into the full one).
+            var byValue: [Value: [Value]] = [:]
+            var identical = true
             let consistent = entity.representations.allSatisfy { representation in
                 guard let value = representation[member.key] else { return false }
-                if let seen = byValue[value] { return seen == representation }
-                byValue[value] = representation
-                return true
+                let seen = byValue[value, default: []]
+                byValue[value] = seen + [representation]
+                identical = identical && seen.allSatisfy { $0 == representation }
+                return seen.allSatisfy { Self.agree($0, representation) }
             }
-            if consistent {
-                if byValue.count < entity.representations.count {
-                    return (member.name, "guessed: equal '\(member.key)' values only ever belong to identical objects in the samples")
-                }
+            guard consistent else { continue }
+            if byValue.count == entity.representations.count {
                 return (member.name, rank == 0 ? nil : "guessed: '\(member.key)' is unique across the samples")
             }
+            return (member.name, identical
+                    ? "guessed: equal '\(member.key)' values only ever belong to identical objects in the samples"
+                    : "guessed: equal '\(member.key)' values belong to partial views of one object (they merge)")
         }
         return nil
+    }
+
+    /// Two objects that hold equal values under every key they share.
+    private static func agree(_ first: Value, _ second: Value) -> Bool {
+        guard case .object(let members) = first else { return first == second }
+        return members.allSatisfy { member in second[member.key].map { $0 == member.value } ?? true }
     }
 }
