@@ -191,3 +191,40 @@ extension SchemaTestRunnerTests {
         #expect(failure.message.hasPrefix("no schema file at '"))
     }
 }
+
+extension SchemaTestRunnerTests {
+    @Test("Each case may carry its own inline schema; --tag selects cases; metadata and params reach the mapping")
+    func perCaseSchemasAndTags() throws {
+        let text = """
+            restmapTest: 1
+            cases:
+              - name: metadata and parameters
+                tags: [metadata]
+                divergence: none
+                schema:
+                  restmap: 1
+                  entities:
+                    Item: { attributes: { id: { from: id, type: integer }, tenant: "@metadata.user.tenant", db: "@metadata.routing.parameters.db" } }
+                  responses: [{ path: /items, entity: Item }]
+                path: /items
+                params: { db: main }
+                metadata: { tenant: acme }
+                body: [{ id: 1 }]
+                expect:
+                  records: [{ entity: Item, attributes: { id: 1, tenant: acme, db: main } }]
+              - name: another schema
+                tags: [other]
+                schema: { restmap: 1, entities: { Thing: { attributes: [name] } }, responses: [{ entity: Thing }] }
+                body: { name: x }
+                expect: { counts: { Thing: 1 }, records: [{ entity: Thing, attributes: { name: y } }] }
+            """
+        let file = try Repository.temporaryFile(text, name: "cases.yaml")
+        let all = SchemaTestRunner().run(file: file)
+        #expect(all.fileFailures.isEmpty, "\(all.fileFailures)")
+        #expect(all.cases.map(\.passed) == [true, false], "\(all.cases.map(\.failures))")
+        #expect(all.cases.last?.failures.map(\.detail) == [#"Thing[0].name: expected "y", found "x""#])
+        let tagged = SchemaTestRunner(tags: ["metadata"]).run(file: file)
+        #expect(tagged.cases.map(\.name) == ["metadata and parameters"])
+        #expect(tagged.cases.first?.divergence == "none")
+    }
+}
