@@ -11,6 +11,8 @@ import PackageDescription
 //   RestMap            the interpreter: plan, key paths, records, requests, routes
 //   RestMapClient      the REST client: requests, auth, pagination, retries, caching (async-http-client)
 //   RestMapStore       the SQLite store: tables from the schema, upserts, search (GRDB)
+//   RestMapAuthoring   schema inference from samples (`restmap init`), schema tests (`restmap test`)
+//   RestMapLSP         the language server of schema files (`restmap lsp`)
 //   restmap            the command-line tool
 //   restmap-sample-server  a Hummingbird server of the seed APIs, for tests, benchmarks and the README
 //
@@ -89,10 +91,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "RestMapAuthoring",
+            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPlugins"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RestMapLSP",
+            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPlugins", "RestMapAuthoring"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "RestMapCLI",
             dependencies: [
                 "RestMap",
+                "RestMapAuthoring",
+                "RestMapLSP",
                 "RestMapPlugins",
                 "RestMapClient",
                 "RestMapStore",
@@ -142,6 +156,8 @@ let package = Package(
         .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap"]),
         .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
         .testTarget(name: "RestMapCLITests", dependencies: ["RestMap"]),
+        .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins"]),
+        .testTarget(name: "RestMapLSPTests", dependencies: ["RestMapJSON"]),
         .testTarget(name: "RestMapClientTests", dependencies: ["RestMapClient", "RestMap"]),
         .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap"]),
         .testTarget(name: "RestMapSampleServerTests", dependencies: ["RestMapJSON"]),

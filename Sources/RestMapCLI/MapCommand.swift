@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RestMap
+import RestMapAuthoring
 
 /// `restmap map`: maps a response body with a schema and prints the root records.
 struct MapCommand: ParsableCommand {
@@ -11,6 +12,9 @@ struct MapCommand: ParsableCommand {
             Reads the body from BODY-FILE, or from standard input when it is '-' or omitted. Records print \
             as JSON objects with "$entity" first; errors of individual records go to standard error and make \
             the exit status 1 (the other records still print). A .csv body is read as text/csv.
+
+            Example:
+              restmap map --schema api.yaml --path /task_list task_list.json
             """
     )
 
@@ -108,7 +112,7 @@ struct MapCommand: ParsableCommand {
 
     private func headers() throws -> [String: String] {
         var headers = try pairs(header, separator: ":", option: "--header")
-        if let implied = BodyFile.impliedContentType(of: body),
+        if let implied = BodyMediaType.implied(byExtensionOf: body),
            !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
             headers["Content-Type"] = implied
         }

@@ -7,7 +7,11 @@ import RestMapPlugins
 struct PluginsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
-        abstract: "List the plugins found on the plugin search path, with their transformers.")
+        abstract: "List the plugins found on the plugin search path, with their transformers.",
+        discussion: """
+            Example:
+              restmap plugins --plugin-path /usr/local/lib/restmap/plugins
+            """)
 
     @OptionGroup var plugins: PluginOptions
 

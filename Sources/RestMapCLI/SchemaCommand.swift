@@ -9,6 +9,9 @@ struct SchemaCommand: ParsableCommand {
         discussion: """
             --json-schema prints the JSON Schema that editors use to complete and check schema files \
             (Schemas/restmap.schema.json is a copy: swift run restmap schema --json-schema > Schemas/restmap.schema.json).
+
+            Example:
+              restmap schema --json-schema > restmap.schema.json
             """
     )
 

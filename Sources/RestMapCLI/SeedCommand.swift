@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RestMapAuthoring
 import RestMap
 import RestMapStore
 
@@ -44,7 +45,7 @@ struct SeedCommand: AsyncParsableCommand {
         defer { try? store.close() }
         var failed = false
         for (input, body) in zip(inputs, bodies) {
-            let headers = BodyFile.impliedContentType(of: input.file).map { ["Content-Type": $0] } ?? [:]
+            let headers = BodyMediaType.implied(byExtensionOf: input.file).map { ["Content-Type": $0] } ?? [:]
             let response = Response(path: input.path, headers: headers, body: body)
             let (result, summary) = try await StoreFailure.report { try await store.importResponse(response) }
             Terminal.out("\(input.file): \(summary)\n")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RestMapAuthoring
 import RestMap
 import RestMapStore
 
@@ -110,7 +111,7 @@ struct StoreImportCommand: AsyncParsableCommand {
         let recordStore = try store.open()
         defer { try? recordStore.close() }
         let bytes = try CommandInput.read(body)
-        let headers = BodyFile.impliedContentType(of: body).map { ["Content-Type": $0] } ?? [:]
+        let headers = BodyMediaType.implied(byExtensionOf: body).map { ["Content-Type": $0] } ?? [:]
         let response = Response(method: method, path: path, status: status, headers: headers, body: bytes,
                                 parameters: try CommandInput.pairs(param, option: "--param"))
         let (result, summary) = try await StoreFailure.report { try await recordStore.importResponse(response, isCompletePage: !partial) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import RestMap
+import RestMapAuthoring
 import RestMapPlugins
 import RestMapSchema
 
@@ -17,6 +18,10 @@ struct ValidateCommand: ParsableCommand {
             Prints each diagnostic as FILE:LINE:COLUMN: error|warning: MESSAGE, sorted by position, \
             then a summary line on standard error. FILE may be a pattern with * ? [ ] (quote it to \
             let restmap expand it). Exits 1 when any file has an error, 2 for a usage problem.
+
+            Example:
+              restmap validate 'Schemas/*.yaml'
+              restmap validate api.yaml --sample task_list.json --path /task_list
             """
     )
 
@@ -46,9 +51,6 @@ struct ValidateCommand: ParsableCommand {
     // so that every usage problem of this command exits 2; `validate()` reports them.
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Schema files or patterns.", valueName: "file"))
     var files: [String] = []
-
-    /// Exit status of a usage problem.
-    static let usageExitCode = ExitCode(2)
 
     func validate() throws {
         if let option = files.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
@@ -95,32 +97,9 @@ struct ValidateCommand: ParsableCommand {
         }
         let body = [UInt8](data)
         let mapper = try Mapper(schema: schema, plugins: registry)
-        let headers = BodyFile.impliedContentType(of: sample).map { ["Content-Type": $0] } ?? [:]
+        let headers = BodyMediaType.implied(byExtensionOf: sample).map { ["Content-Type": $0] } ?? [:]
         let report = mapper.dryRun(Response(method: method, path: path, status: status, headers: headers, body: body))
-        let start = SourceLocation(file: sample, line: 1, column: 1)
-        var diagnostics: [Diagnostic] = []
-        if let failure = report.failure {
-            let location: SourceLocation
-            if case .malformedBody(let error) = failure {
-                location = SourceLocation(file: sample, line: error.line, column: error.column)
-            } else {
-                location = start
-            }
-            diagnostics.append(.error("the sample does not map: \(failure)", at: location))
-        }
-        for error in report.failedRecords {
-            diagnostics.append(.error("record failed at \(error.path.isEmpty ? "the body" : error.path): \(error.entity)\(error.attribute.map { ".\($0)" } ?? ""): \(error.message)", at: start))
-        }
-        for key in report.unmappedKeys {
-            let location = key.byteOffset.map { SchemaLoader.location(ofOffset: $0, in: body, file: sample) } ?? start
-            diagnostics.append(.warning("key '\(key.path)' is not mapped by the schema", at: location))
-        }
-        for selection in report.emptySelections {
-            diagnostics.append(.warning(
-                "attribute '\(selection.attribute)' of '\(selection.entity)' found nothing at '\(selection.keyPath)' in \(selection.representations) representation(s) of the sample",
-                at: selection.location))
-        }
-        return diagnostics
+        return report.diagnostics(sample: sample, body: body)
     }
 
     // MARK: Helpers
@@ -145,7 +124,7 @@ struct ValidateCommand: ParsableCommand {
     static func usageError(_ message: String) throws -> Never {
         Terminal.error("Error: \(message)\nUsage: \(RestMapCommand.usageString(for: Self.self))\n"
             + "  See 'restmap validate --help' for more information.\n")
-        throw usageExitCode
+        throw RestMapCommand.usageExitCode
     }
 
     /// The diagnostics as a JSON array of `{"file", "line", "column", "severity", "message"}` objects.

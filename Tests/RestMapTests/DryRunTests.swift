@@ -37,4 +37,17 @@ import Testing
         #expect(report.result == nil)
         #expect(report.failure.map { "\($0)" }?.contains("No mappable object representations") == true)
     }
+
+    @Test func walksTheRecordsOfAKeyedCollection() throws {
+        let mapper = try Fixture.mapper(yaml: """
+        restmap: 1
+        entities:
+          Member: { attributes: { login: login, email: email } }
+        responses: [ { keyPath: members, keyedBy: login, entity: Member } ]
+        """)
+        let report = mapper.dryRun(Response(path: "/", body: #"{"members": {"ada": {"email": "a@x"}, "grace": {"email": "g@x", "age": 3}}}"#))
+        #expect(report.result?.records.count == 2)
+        #expect(report.unmappedKeys.map(\.path) == ["members.grace.age"])
+        #expect(report.emptySelections.isEmpty)
+    }
 }

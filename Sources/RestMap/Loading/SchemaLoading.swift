@@ -27,13 +27,20 @@ extension PreparedSchema {
     /// one: never from the schema's folder (see `PluginSearchPath`). A first-party library lying
     /// elsewhere is reported as a warning at the plugin's name.
     public static func load(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
+        let searchPath = PluginSearchPath(schemaDirectory: (path as NSString).deletingLastPathComponent.nonEmpty ?? ".",
+                                          pluginPaths: pluginPaths)
+        return prepare(SchemaLoader().load(contentsOf: path), file: path, searchPath: searchPath, plugins: plugins)
+    }
+
+    /// Prepares a document already loaded (a schema embedded in another file, a schema an editor
+    /// holds): loads the plugins it names from `searchPath` unless `plugins` already holds them,
+    /// then validates it, transformer names and arguments included.
+    public static func prepare(_ loaded: SchemaLoader.Loaded, file path: String, searchPath: PluginSearchPath,
+                               plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
         var registry = plugins
         registry.registerBuiltins()
-        let loaded = SchemaLoader().load(contentsOf: path)
         var pluginDiagnostics: [Diagnostic] = []
         if let root = loaded.root {
-            let searchPath = PluginSearchPath(schemaDirectory: (path as NSString).deletingLastPathComponent.nonEmpty ?? ".",
-                                              pluginPaths: pluginPaths)
             // Names that are not identifiers are the validator's errors; they never reach the file system.
             for node in root["plugins"]?.sequence ?? [] {
                 guard let name = node.stringValue, PluginSearchPath.isValidName(name) else { continue }

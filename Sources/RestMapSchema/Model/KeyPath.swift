@@ -139,7 +139,10 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
                         throw ParseError(message: "'@count' must be the last segment", offset: part.offset)
                     }
                     segments.append(.collection(op))
-                } else if let near = Suggestions.closest(to: part.text, in: reservedWords), near != part.text {
+                } else if jsonLDKeywords.contains(part.text) {
+                    segments.append(.key(part.text, index: nil))  // JSON-LD's "@id", "@type", …: always literal
+                } else if let near = operatorLookalikes[name.lowercased()] ?? Suggestions.closest(to: part.text, in: reservedWords),
+                          near != part.text {
                     throw ParseError(
                         message: "unknown operator '\(part.text)' (did you mean '\(near)'? write '\\\(part.text)' for a literal key)",
                         offset: part.offset)
@@ -153,6 +156,24 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
 
     /// Every reserved `@` word.
     public static let reservedWords = ["@self", "@parent", "@root", "@metadata"] + CollectionOperator.allCases.map { "@\($0.rawValue)" }
+
+    /// JSON-LD keywords: keys that start with `@` but are data, never operators (`@set` is not a
+    /// misspelled `@self`, `@list` not a misspelled `@last`).
+    public static let jsonLDKeywords: Set<String> = [
+        "@id", "@type", "@context", "@value", "@language", "@graph", "@list", "@set", "@reverse", "@index", "@base",
+        "@vocab", "@container", "@nest", "@prefix", "@propagate", "@protected", "@version", "@json", "@none",
+        "@direct", "@included",
+    ]
+
+    /// Words that read like an operator without being near it in spelling: other spellings of
+    /// aggregates and Key-Value Coding's collection operators (`@average` → `@avg`).
+    public static let operatorLookalikes: [String: String] = [
+        "average": "@avg", "mean": "@avg", "maximum": "@max", "minimum": "@min", "total": "@sum", "summation": "@sum",
+        "counts": "@count", "length": "@count", "size": "@count", "unique": "@distinct",
+        "distinctunionofobjects": "@distinct", "unionofobjects": "@flatten", "unionofarrays": "@flatten",
+        "distinctunionofarrays": "@distinct", "firstobject": "@first", "lastobject": "@last", "flattened": "@flatten",
+        "this": "@self", "parentobject": "@parent", "document": "@root", "meta": "@metadata",
+    ]
 }
 
 /// A collection operator (`@count`, `@avg`, …) applied to an array.

@@ -98,3 +98,14 @@ extension Shape {
         }
     }
 }
+
+extension Shape {
+    /// Checks a node tree against this shape: unknown keys (with "did you mean"), wrong kinds,
+    /// missing required keys, each at its position. Other file formats built on the schema
+    /// loader (schema tests) describe themselves as shapes and check with this.
+    public func diagnostics(for node: SchemaNode, context: String) -> [Diagnostic] {
+        var validator = StructuralValidator()
+        validator.check(node, against: self, context: context)
+        return validator.diagnostics
+    }
+}

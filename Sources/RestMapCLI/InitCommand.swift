@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import RestMapAuthoring
+
+/// `restmap init SAMPLE…`: drafts a schema from sample response bodies.
+struct InitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Draft a schema from sample responses.",
+        discussion: """
+            Prints a schema that maps every sample: entities for objects and lists of objects (nested \
+            ones related, repeated shapes unified), attribute types inferred across the samples, an \
+            identifiedBy proposal and the response descriptor. Comments mark what was guessed. The draft \
+            is checked against its own samples; what still does not map is reported on standard error \
+            (exit 1). A .csv sample is read with the csv plugin.
+
+            Example:
+              restmap init --path /users/:login/repos repos.json more.json > api.yaml
+            """
+    )
+
+    @Option(help: "The request path (pattern) of the samples, relative to the base URL.")
+    var path = "/"
+
+    @Option(help: "The request method of the samples.")
+    var method = "GET"
+
+    @Option(help: "The API's name.")
+    var name: String?
+
+    @Option(name: .customLong("base-url"), help: "The API's base URL.")
+    var baseURL: String?
+
+    @OptionGroup var plugins: PluginOptions
+
+    @Argument(help: ArgumentHelp("Sample response bodies (JSON, or .csv).", valueName: "sample"))
+    var samples: [String] = []
+
+    func validate() throws {
+        if samples.isEmpty { throw ValidationError("no sample files given") }
+        if !path.hasPrefix("/") { throw ValidationError("--path must start with '/', found '\(path)'") }
+    }
+
+    func run() throws {
+        let inference = SchemaInference(options: .init(name: name, baseURL: baseURL, path: path, method: method),
+                                        pluginPaths: plugins.pluginPaths)
+        for sample in samples {
+            guard let data = FileManager.default.contents(atPath: sample) else {
+                Terminal.error("restmap: cannot read the sample '\(sample)'\n")
+                throw ExitCode.failure
+            }
+            do { try inference.add(sample: Array(data), file: sample) } catch {
+                Terminal.error("restmap: \(error)\n")
+                throw ExitCode.failure
+            }
+        }
+        let draft = inference.draft()
+        Terminal.out(draft.yaml)
+        for diagnostic in draft.diagnostics { Terminal.error("\(diagnostic)\n") }
+        if !draft.diagnostics.isEmpty { throw ExitCode.failure }
+    }
+}

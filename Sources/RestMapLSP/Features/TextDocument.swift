@@ -1,0 +1,82 @@
+import Foundation
+import RestMapSchema
+
+/// An open schema file: its text, and conversions between LSP positions (0-based line, UTF-16
+/// character) and schema positions (1-based line, column in Unicode scalars).
+struct TextDocument {
+    var uri: String
+    var text: String
+    let lines: [[Unicode.Scalar]]
+
+    init(uri: String, text: String) {
+        self.uri = uri
+        self.text = text
+        var lines: [[Unicode.Scalar]] = [[]]
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" { lines.append([]) } else { lines[lines.count - 1].append(scalar) }
+        }
+        self.lines = lines.map { $0.last == "\r" ? Array($0.dropLast()) : $0 }
+    }
+
+    /// The file path the URI names (diagnostics carry it).
+    var path: String {
+        guard uri.hasPrefix("file://"), let url = URL(string: uri) else { return uri }
+        return url.path
+    }
+
+    /// The scalars of a 0-based line before a UTF-16 character offset.
+    func prefix(line: Int, character: Int) -> [Unicode.Scalar] {
+        guard lines.indices.contains(line) else { return [] }
+        var units = 0
+        var result: [Unicode.Scalar] = []
+        for scalar in lines[line] {
+            if units >= character { break }
+            units += scalar.utf16.count
+            result.append(scalar)
+        }
+        return result
+    }
+
+    /// The LSP position of a schema location.
+    func position(of location: SourceLocation) -> [String: Any] {
+        let line = location.line - 1
+        guard lines.indices.contains(line) else { return ["line": max(0, line), "character": 0] }
+        let scalars = lines[line].prefix(max(0, location.column - 1))
+        return ["line": line, "character": scalars.reduce(0) { $0 + $1.utf16.count }]
+    }
+
+    /// The LSP range of the token that starts at a schema location (to the next separator).
+    func range(of location: SourceLocation) -> [String: Any] {
+        let start = position(of: location)
+        let line = location.line - 1
+        guard lines.indices.contains(line) else { return ["start": start, "end": start] }
+        let rest = lines[line].dropFirst(max(0, location.column - 1))
+        let quote = rest.first == "\"" || rest.first == "'" ? rest.first : nil
+        var length = 0
+        for (index, scalar) in rest.enumerated() {
+            if let quote, index > 0, scalar == quote { length += 1; break }
+            if quote == nil, " ,}]#".unicodeScalars.contains(scalar) || (scalar == ":" && index + 1 < rest.count && rest[rest.startIndex + index + 1] == " ") { break }
+            length += scalar.utf16.count
+        }
+        let end: [String: Any] = ["line": line, "character": (start["character"] as? Int ?? 0) + max(1, length)]
+        return ["start": start, "end": end]
+    }
+
+    /// The word under a position: letters, digits and `_ - . @ $ /`, with its start character.
+    func word(line: Int, character: Int) -> (text: String, start: Int)? {
+        guard lines.indices.contains(line) else { return nil }
+        let scalars = lines[line]
+        let isWord: (Unicode.Scalar) -> Bool = { $0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.@$/\\".unicodeScalars.contains($0) }
+        var index = prefix(line: line, character: character).count
+        if index >= scalars.count || !isWord(scalars[index]) {
+            guard index > 0, isWord(scalars[index - 1]) else { return nil }
+            index -= 1
+        }
+        var start = index
+        while start > 0, isWord(scalars[start - 1]) { start -= 1 }
+        var end = index
+        while end < scalars.count, isWord(scalars[end]) { end += 1 }
+        let startCharacter = scalars[..<start].reduce(0) { $0 + $1.utf16.count }
+        return (String(String.UnicodeScalarView(scalars[start..<end])), startCharacter)
+    }
+}

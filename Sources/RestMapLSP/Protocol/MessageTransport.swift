@@ -1,0 +1,78 @@
+import Foundation
+
+/// JSON-RPC 2.0 messages framed as LSP says: `Content-Length: N\r\n\r\n` then N bytes of JSON.
+public struct MessageTransport {
+    /// Messages larger than this are refused (a corrupt header cannot make the server allocate without bound).
+    public static let maximumMessageSize = 64 << 20
+
+    private let input: FileHandle
+    private let output: FileHandle
+    private var buffer: [UInt8] = []
+
+    public init(input: FileHandle, output: FileHandle) {
+        self.input = input
+        self.output = output
+    }
+
+    /// Why a message could not be read.
+    public enum ReadError: Error, CustomStringConvertible {
+        case badHeader(String)
+        case tooLarge(Int)
+
+        public var description: String {
+            switch self {
+            case .badHeader(let header): "malformed message header: \(header)"
+            case .tooLarge(let size): "message of \(size) bytes exceeds the limit of \(MessageTransport.maximumMessageSize)"
+            }
+        }
+    }
+
+    /// The next message's JSON bytes, or `nil` at the end of the input.
+    public mutating func read() throws(ReadError) -> [UInt8]? {
+        var length: Int?
+        while true {
+            guard let line = readLine() else { return nil }
+            if line.isEmpty { break }
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { throw .badHeader(line) }
+            if parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-length" {
+                guard let value = Int(parts[1].trimmingCharacters(in: .whitespaces)), value >= 0 else { throw .badHeader(line) }
+                guard value <= Self.maximumMessageSize else { throw .tooLarge(value) }
+                length = value
+            }
+        }
+        guard let length else { throw .badHeader("no Content-Length") }
+        while buffer.count < length {
+            guard fill() else { return nil }
+        }
+        let message = Array(buffer[..<length])
+        buffer.removeFirst(length)
+        return message
+    }
+
+    /// Writes one message.
+    public func write(_ json: [UInt8]) {
+        output.write(Data("Content-Length: \(json.count)\r\n\r\n".utf8) + Data(json))
+    }
+
+    /// One header line without its CRLF; `nil` at the end of the input.
+    private mutating func readLine() -> String? {
+        while true {
+            if let index = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(buffer[..<index])
+                buffer.removeFirst(index + 1)
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                return String(decoding: line, as: UTF8.self)
+            }
+            guard buffer.count < 8192 else { return String(decoding: buffer, as: UTF8.self) }
+            guard fill() else { return nil }
+        }
+    }
+
+    private mutating func fill() -> Bool {
+        let data = input.availableData
+        guard !data.isEmpty else { return false }
+        buffer += data
+        return true
+    }
+}
