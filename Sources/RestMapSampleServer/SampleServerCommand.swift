@@ -69,11 +69,15 @@ struct SampleServerCommand: AsyncParsableCommand {
         var logger = Logger(label: "restmap.sample-server")
         logger.logLevel = verbose ? .info : .warning
         let faultCounter = FaultCounter()
+        let requestLog = RequestLog()
         let routes = try APIs.routes(
-            data: samples, credentials: credentials, faultCounter: faultCounter, repositories: repositories, articles: articles
+            data: samples, credentials: credentials, faultCounter: faultCounter, requestLog: requestLog,
+            repositories: repositories, articles: articles
         )
         let urlHost = host.contains(":") ? "[\(host)]" : host
-        let responder = SampleResponder(routes: routes, faultCounter: faultCounter, fallbackAuthority: "\(urlHost):\(port)", logger: logger)
+        let responder = SampleResponder(
+            routes: routes, faultCounter: faultCounter, requestLog: requestLog, fallbackAuthority: "\(urlHost):\(port)", logger: logger
+        )
         let application = Application(
             responder: responder,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),

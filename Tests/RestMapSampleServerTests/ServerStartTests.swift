@@ -49,3 +49,23 @@ struct ServerStartTests {
         #expect(!log.contains("sample-api-key"))
     }
 }
+
+@Suite("Received-request log")
+struct RequestLogTests {
+    @Test func listsRequestsOldestFirstWithCredentialsRedacted() async throws {
+        try await SampleServer.with { server async throws in
+            _ = try await server.send("GET", "/user?per_page=2", headers: ["Authorization": "Bearer sample-token"])
+            _ = try await server.send("GET", "/auth/query/articles?api_key=sample-api-key&page=2")
+            let log = try await server.json("GET", "/_requests")
+            #expect(log.column("method") == ["GET", "GET"])
+            #expect(log.column("target") == ["/user?per_page=2", "/auth/query/articles?api_key=%3Credacted%3E&page=2"])
+            #expect(log[0]?["headers"]?["authorization"]?.stringValue == "<redacted>")
+            #expect(log[0]?["headers"]?["host"]?.stringValue == "127.0.0.1:\(server.port)")
+            let text = try await server.send("GET", "/_requests").text
+            #expect(!text.contains("sample-token"))
+            #expect(!text.contains("sample-api-key"))
+            #expect(try await server.send("DELETE", "/_requests").status == 204)
+            #expect(try await server.json("GET", "/_requests").count == 0)
+        }
+    }
+}
