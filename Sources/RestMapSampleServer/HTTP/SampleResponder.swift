@@ -40,7 +40,7 @@ struct SampleResponder: HTTPResponder {
             try? await Task.sleep(for: .milliseconds(faults.delayMilliseconds))
         }
         let path = request.uri.path
-        if await faultCounter.shouldFault(kind: "fail", key: faults.key(method: request.method, path: path), limit: faults.fail) {
+        if faults.fail > 0, await faultCounter.shouldFault(kind: "fail", key: faults.key(method: request.method, path: path), limit: faults.fail) {
             return (Self.injectedFailure(faults), faults)
         }
         if let location = faults.redirect {
