@@ -134,6 +134,30 @@ struct ResilienceTests {
         #expect(error?.exitStatus == 1)
     }
 
+    @Test("A 2xx with nothing mappable is an error listing the key paths searched")
+    func nothingMappable() async throws {
+        let schema = """
+            restmap: 1
+            entities:
+              Article: { attributes: [id, title] }
+            responses:
+              - { path: /articles/:id, keyPath: data, entity: Article }
+            """
+        let error = await #expect(throws: ClientError.self) {
+            try await SampleServer.with { server in
+                try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
+                    try await client.get(path: "/articles/3")
+                }
+            }
+        }
+        guard case .unmappable(200, let url, .noMappableRepresentations(let searched, _))? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(url.hasSuffix("/articles/3"))
+        #expect(searched == ["data"])
+    }
+
     @Test("A gzip body is decompressed and mapped")
     func gzip() async throws {
         let response = try await get(["gzip": "1"])
