@@ -110,8 +110,8 @@ struct Progress {
         records += page.records.count
         bytes += page.response.bodyBytes
         guard isTerminal else { return }
-        let seconds = max(0.001, Double((ContinuousClock.now - started).components.attoseconds) / 1e18
-            + Double((ContinuousClock.now - started).components.seconds))
+        let elapsed = (ContinuousClock.now - started).components
+        let seconds = max(0.001, Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
         Terminal.error(String(format: "\r\u{1B}[K%d pages, %d records, %.1f MB, %.1f MB/s", pages, records,
                               Double(bytes) / 1e6, Double(bytes) / 1e6 / seconds))
     }

@@ -80,9 +80,9 @@ struct MapCommand: ParsableCommand {
             throw ValidationError("--url takes a full URL such as https://api.example.com/users, found '\(url)'")
         }
         let response = Response(method: method, path: path ?? url ?? "/", status: status, headers: try headers(), body: try readBody(),
-                                parameters: try pairs(param, separator: "=", option: "--param"),
-                                requestHeaders: try pairs(requestHeader, separator: ":", option: "--request-header"),
-                                userMetadata: .object(try pairs(metadata, separator: "=", option: "--metadata")
+                                parameters: try Pairs.parse(param, separator: "=", option: "--param"),
+                                requestHeaders: try Pairs.parse(requestHeader, separator: ":", option: "--request-header"),
+                                userMetadata: .object(try Pairs.parse(metadata, separator: "=", option: "--metadata")
                                     .sorted { $0.key < $1.key }.map { Value.Member(key: $0.key, value: .string($0.value)) }),
                                 requestURL: url)
         let result: MappingResult
@@ -111,23 +111,11 @@ struct MapCommand: ParsableCommand {
     }
 
     private func headers() throws -> [String: String] {
-        var headers = try pairs(header, separator: ":", option: "--header")
+        var headers = try Pairs.parse(header, separator: ":", option: "--header")
         if let implied = BodyMediaType.implied(byExtensionOf: body),
            !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
             headers["Content-Type"] = implied
         }
         return headers
-    }
-
-    private func pairs(_ items: [String], separator: Character, option: String) throws -> [String: String] {
-        var result: [String: String] = [:]
-        for item in items {
-            guard let index = item.firstIndex(of: separator) else {
-                throw ValidationError("\(option) takes name\(separator)value, found '\(item)'")
-            }
-            result[String(item[..<index]).trimmingCharacters(in: .whitespaces)] =
-                String(item[item.index(after: index)...]).trimmingCharacters(in: .whitespaces)
-        }
-        return result
     }
 }

@@ -63,31 +63,21 @@ struct SampleServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let samples: SampleData
-        do throws(SampleData.LoadError) {
-            if let data {
-                samples = SampleData(folder: URL(fileURLWithPath: data))
-            } else {
-                samples = try SampleData.locate()
-            }
-        } catch {
-            throw ValidationError(error.description)
-        }
+        // A sample that cannot be read ends the run with its path (exit 1, no usage text).
+        let samples = try data.map { SampleData(folder: URL(fileURLWithPath: $0)) } ?? SampleData.locate()
         let credentials = Credentials(token: token, apiKey: apiKey, username: username, password: password)
         var logger = Logger(label: "restmap.sample-server")
         logger.logLevel = verbose ? .info : .warning
-
         let faultCounter = FaultCounter()
-        let routes: RouteTable
-        do throws(SampleData.LoadError) {
-            routes = try APIs.routes(
-                data: samples, credentials: credentials, faultCounter: faultCounter, repositories: repositories, articles: articles
-            )
-        } catch {
-            throw ValidationError(error.description)
-        }
+        let requestLog = RequestLog()
+        let routes = try APIs.routes(
+            data: samples, credentials: credentials, faultCounter: faultCounter, requestLog: requestLog,
+            repositories: repositories, articles: articles
+        )
         let urlHost = host.contains(":") ? "[\(host)]" : host
-        let responder = SampleResponder(routes: routes, faultCounter: faultCounter, fallbackAuthority: "\(urlHost):\(port)", logger: logger)
+        let responder = SampleResponder(
+            routes: routes, faultCounter: faultCounter, requestLog: requestLog, fallbackAuthority: "\(urlHost):\(port)", logger: logger
+        )
         let application = Application(
             responder: responder,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),

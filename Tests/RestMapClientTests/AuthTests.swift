@@ -70,7 +70,7 @@ struct AuthTests {
 
     @Test("A Link to another origin stops the run there; the other server receives nothing")
     func linkToOtherOrigin() async throws {
-        let other = try SampleServer(["--verbose"])
+        let other = try await SampleServer.start(["--verbose"])
         let pages = try await withClient(auth: "{ bearer: { env: SAMPLE_TOKEN } }") { client, _ in
             try await client.pages(route: "links", query: ["link-origin": other.baseURL]).collect()
         }
@@ -82,7 +82,7 @@ struct AuthTests {
 
     @Test("A trusted origin is paged into, and receives the credentials")
     func trustedOrigin() async throws {
-        let other = try SampleServer()
+        let other = try await SampleServer.start()
         defer { other.stop() }
         let (pages, redirected) = try await withClient(auth: "{ bearer: { env: SAMPLE_TOKEN } }") { client, _ in
             var configuration = client.configuration
@@ -105,7 +105,7 @@ struct AuthTests {
         ("{ basic: { username: { env: SAMPLE_USER }, password: { env: SAMPLE_PASSWORD } } }", "basic"),
     ])
     func redirectDropsCredentials(auth: String, kind: String) async throws {
-        let other = try SampleServer()
+        let other = try await SampleServer.start()
         defer { other.stop() }
         let target = "\(other.baseURL)/auth/\(kind)/articles"
         let error = await #expect(throws: ClientError.self) {

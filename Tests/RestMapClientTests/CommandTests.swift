@@ -11,7 +11,11 @@ struct CommandTests {
     }
 
     /// Runs the built `restmap` with `arguments`, environment additions and standard input.
-    static func restmap(_ arguments: [String], environment: [String: String] = [:], input: String = "") throws -> Run {
+    static func restmap(_ arguments: [String], environment: [String: String] = [:], input: String = "") async throws -> Run {
+        try await offPool { try run(arguments, environment: environment, input: input) }
+    }
+
+    private static func run(_ arguments: [String], environment: [String: String], input: String) throws -> Run {
         let process = Process()
         process.executableURL = SampleServer.binaries.appendingPathComponent("restmap")
         process.arguments = arguments
@@ -44,7 +48,7 @@ struct CommandTests {
     func allPages() async throws {
         try await SampleServer.with { server in
             let schema = try Self.articlesSchema()
-            let run = try Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "pages", "--all-pages"])
+            let run = try await Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "pages", "--all-pages"])
             #expect(run.status == 0, "\(run.errors)")
             let records = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[String: Any]]
             #expect(records?.count == 95)
@@ -56,7 +60,7 @@ struct CommandTests {
     func ndjson() async throws {
         try await SampleServer.with { server in
             let schema = try Self.articlesSchema()
-            let run = try Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "offsets", "--all-pages",
+            let run = try await Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "offsets", "--all-pages",
                                         "--max-pages", "4", "--concurrency", "3", "--format", "ndjson"])
             #expect(run.status == 0, "\(run.errors)")
             let lines = run.output.split(separator: "\n")
@@ -71,7 +75,7 @@ struct CommandTests {
     func loop() async throws {
         try await SampleServer.with { server in
             let schema = try Self.articlesSchema()
-            let run = try Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "/cursor/articles",
+            let run = try await Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "/cursor/articles",
                                         "--query", "loop=1", "--all-pages", "--format", "csv"])
             #expect(run.status == 0, "\(run.errors)")
             #expect(run.output.hasPrefix("$entity,"))
@@ -83,12 +87,12 @@ struct CommandTests {
     func bearer() async throws {
         try await SampleServer.with { server in
             let schema = try Self.articlesSchema("auth: { bearer: { env: CLI_TOKEN } }")
-            let good = try Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "bearerArticles", "--verbose"],
+            let good = try await Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "bearerArticles", "--verbose"],
                                         environment: ["CLI_TOKEN": "sample-token"])
             #expect(good.status == 0, "\(good.errors)")
             #expect(good.errors.contains("GET \(server.baseURL)/auth/bearer/articles?page=1 200"))
             #expect(!good.errors.contains("sample-token") && !good.output.contains("sample-token"))
-            let bad = try Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "bearerArticles", "--verbose"],
+            let bad = try await Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "bearerArticles", "--verbose"],
                                        environment: ["CLI_TOKEN": "wrong-token-value"])
             #expect(bad.status == 1)
             #expect(bad.errors.hasSuffix("restmap: \(server.baseURL)/auth/bearer/articles?page=1 answered 401: Bad credentials\n")
@@ -101,7 +105,7 @@ struct CommandTests {
     func queryKeyRedacted() async throws {
         try await SampleServer.with { server in
             let schema = try Self.articlesSchema("auth: { apiKey: { name: api_key, in: query, value: { env: CLI_KEY } } }")
-            let run = try Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "queryKeyArticles"],
+            let run = try await Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "queryKeyArticles"],
                                        environment: ["CLI_KEY": "sample-api-key", "RESTMAP_LOG": "client=debug,mapping=debug"])
             #expect(run.status == 0, "\(run.errors)")
             #expect(run.errors.contains("api_key=REDACTED"))
@@ -114,7 +118,7 @@ struct CommandTests {
     func transportFailures() async throws {
         let port = try await SampleServer.with { server in
             let schema = try Self.articlesSchema()
-            let run = try Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "/articles/1",
+            let run = try await Self.restmap(["get", "--schema", schema, "--base-url", server.baseURL, "/articles/1",
                                         "--query", "oversize=2000000", "--max-body", "100000"])
             #expect(run.status == 3)
             #expect(run.errors.contains("\(server.baseURL)/articles/1?oversize=2000000"))
@@ -122,7 +126,7 @@ struct CommandTests {
             return server.port
         }
         let schema = try Self.articlesSchema("client: { retry: { attempts: 2, delay: 10 } }")
-        let run = try Self.restmap(["get", "--schema", schema, "--base-url", "http://127.0.0.1:\(port)", "/articles/1"])
+        let run = try await Self.restmap(["get", "--schema", schema, "--base-url", "http://127.0.0.1:\(port)", "/articles/1"])
         #expect(run.status == 3)
         #expect(run.errors.contains("http://127.0.0.1:\(port)/articles/1"))
         #expect(run.errors.contains("2 attempts"))
@@ -131,7 +135,7 @@ struct CommandTests {
     @Test("send: a record from standard input as a Rails form; from a file as JSON")
     func send() async throws {
         try await SampleServer.with { server in
-            let tasks = try Self.restmap(["send", "--schema", "Schemas/tasks.yaml", "--base-url", server.baseURL, "--method", "POST",
+            let tasks = try await Self.restmap(["send", "--schema", "Schemas/tasks.yaml", "--base-url", server.baseURL, "--method", "POST",
                                           "/tasks", "-"],
                                          input: #"{"$entity": "Task", "name": "From the CLI", "assignedUserID": 3, "projectID": 456}"#)
             #expect(tasks.status == 0, "\(tasks.errors)")
@@ -140,13 +144,13 @@ struct CommandTests {
 
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-record-\(UUID().uuidString).json")
             try #"{"name": "papers", "databaseID": "Test"}"#.write(to: file, atomically: true, encoding: .utf8)
-            let mongo = try Self.restmap(["send", "--schema", "Schemas/mongohq.yaml", "--base-url", server.baseURL, "--method", "POST",
+            let mongo = try await Self.restmap(["send", "--schema", "Schemas/mongohq.yaml", "--base-url", server.baseURL, "--method", "POST",
                                           "--entity", "Collection", "--param", "databaseID=Test", "collections", file.path],
                                          environment: ["MONGOHQ_API_KEY": "sample-api-key"])
             #expect(mongo.status == 0, "\(mongo.errors)")
             #expect(mongo.output.contains("\"name\":\"papers\""))
 
-            let invalid = try Self.restmap(["send", "--schema", "Schemas/tasks.yaml", "--base-url", server.baseURL, "--method", "POST",
+            let invalid = try await Self.restmap(["send", "--schema", "Schemas/tasks.yaml", "--base-url", server.baseURL, "--method", "POST",
                                             "/tasks", "-"], input: #"{"$entity": "Task", "assignedUserID": 3}"#)
             #expect(invalid.status == 1)
             #expect(invalid.errors.contains("\(server.baseURL)/tasks answered 422: Name can't be blank"))

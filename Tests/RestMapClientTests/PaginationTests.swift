@@ -113,6 +113,18 @@ struct PaginationTests {
         #expect(pages.last?.stopReason == .noNextLink)
     }
 
+    @Test("link: a next URL seen before stops as a loop")
+    func linkLoop() async throws {
+        let pages = try await run("links", query: ["loop": "1"])
+        #expect(pages.count == 2)
+        #expect(ids(pages) == Array(1...20))
+        guard case .repeatedURL(let url)? = pages.last?.stopReason else {
+            Issue.record("stopped by \(String(describing: pages.last?.stopReason))")
+            return
+        }
+        #expect(url.contains("/link/articles?"))
+    }
+
     @Test("Concurrent pages arrive in order with the same records and stop reason", arguments: ["pages", "offsets"])
     func concurrency(route: String) async throws {
         let serial = try await run(route)

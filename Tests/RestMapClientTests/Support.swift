@@ -54,9 +54,14 @@ final class SampleServer: @unchecked Sendable {
         return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
+    /// Starts a server off the cooperative thread pool (the start blocks while the process comes up).
+    static func start(_ arguments: [String] = []) async throws -> SampleServer {
+        try await offPool { try SampleServer(arguments) }
+    }
+
     /// Runs `body` with a started server and stops it afterwards.
     static func with<T>(_ arguments: [String] = [], _ body: (SampleServer) async throws -> T) async throws -> T {
-        let server = try SampleServer(arguments)
+        let server = try await start(arguments)
         do {
             let result = try await body(server)
             server.stop()
@@ -70,6 +75,14 @@ final class SampleServer: @unchecked Sendable {
     struct ServerError: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
+    }
+}
+
+/// Runs blocking work (waiting for a process) on a Dispatch thread, so the tests running at the
+/// same time keep the cooperative thread pool, which the client's requests resume on.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
     }
 }
 
@@ -88,67 +101,11 @@ enum TestSchemas {
                    pluginPaths: [SampleServer.binaries.path])
     }
 
-    /// The articles of the sample server in every pagination kind, with `extra` YAML appended at the top level.
+    /// `Schemas/articles.yaml` (the sample server's articles in every pagination kind), with
+    /// `extra` YAML appended at the top level.
     static func articles(_ extra: String = "") -> String {
-        """
-        restmap: 1
-        baseURL: http://127.0.0.1:1
-        entities:
-          Article:
-            attributes:
-              id: { from: id, type: integer }
-              title: title
-              authorName: author.name
-        responses:
-          - { path: /page/articles, keyPath: articles, entity: Article }
-          - { path: /offset/articles, keyPath: articles, entity: Article }
-          - { path: /cursor/articles, keyPath: articles, entity: Article }
-          - { path: /header-cursor/articles, entity: Article }
-          - { path: /link/articles, entity: Article }
-          - { path: /articles/:id, entity: Article }
-          - { path: "/auth/:kind/articles", keyPath: articles, entity: Article }
-        errors:
-          - { message: error }
-        routes:
-          article: GET /articles/:id
-          pages:
-            path: /page/articles
-            pagination: { kind: page, currentPage: pagination.page, pageCount: pagination.total_pages }
-          pagesByObjects:
-            path: /page/articles
-            pagination: { kind: page, pageSize: 10, objectCount: pagination.total_objects }
-          pagesSized:
-            path: /page/articles
-            pagination: { kind: page, pageSize: 10 }
-          pagesUnsized:
-            path: /page/articles
-            pagination: { kind: page }
-          pagesByPath:
-            path: /page/articles
-            pagination: { kind: page, path: "/page/articles?page_number=:currentPage&per_page=:perPage", pageSize: 20, pageCount: pagination.total_pages }
-          offsets:
-            path: /offset/articles
-            pagination: { kind: offset, pageSize: 10, objectCount: meta.total }
-          offsetsUncounted:
-            path: /offset/articles
-            pagination: { kind: offset, pageSize: 10 }
-          cursors:
-            path: /cursor/articles
-            pagination: { kind: cursor, cursor: next_cursor }
-          headerCursors:
-            path: /header-cursor/articles
-            pagination: { kind: cursor, cursorHeader: X-Next-Cursor }
-          links:
-            path: /link/articles
-            pagination: { kind: link }
-          bearerArticles:
-            path: /auth/bearer/articles
-            pagination: { kind: page, pageCount: pagination.total_pages }
-          headerKeyArticles: GET /auth/header/articles
-          queryKeyArticles: GET /auth/query/articles
-          basicArticles: GET /auth/basic/articles
-        \(extra)
-        """
+        let file = SampleServer.repository.appendingPathComponent("Schemas/articles.yaml")
+        return ((try? String(contentsOf: file, encoding: .utf8)) ?? "") + "\n" + extra + "\n"
     }
 
     /// A configuration for a test server: its base URL, short timeouts and quick retries.
@@ -159,7 +116,7 @@ enum TestSchemas {
         configuration.retry.maxTotal = .seconds(20)
         configuration.connectTimeout = .seconds(5)
         configuration.readTimeout = .seconds(10)
-        configuration.requestTimeout = .seconds(30)
+        configuration.requestTimeout = .seconds(120)  // generous: the whole suite shares 2 cores
         configuration.environment = ["SAMPLE_TOKEN": "sample-token", "SAMPLE_KEY": "sample-api-key",
                                      "SAMPLE_USER": "sample-user", "SAMPLE_PASSWORD": "sample-password"]
         change(&configuration)

@@ -3,10 +3,10 @@ import Testing
 
 @Suite("Starting the server")
 struct ServerStartTests {
-    @Test func portZeroPrintsOneListeningLineAndServes() throws {
-        try SampleServer.with { server throws in
+    @Test func portZeroPrintsOneListeningLineAndServes() async throws {
+        try await SampleServer.with { server async throws in
             #expect(server.port > 0)
-            let reply = try server.send("GET", "/accounts.json")
+            let reply = try await server.send("GET", "/accounts.json")
             #expect(reply.status == 200)
             #expect(reply.header("Content-Type") == "application/json; charset=utf-8")
             let account = try reply.json()
@@ -16,41 +16,56 @@ struct ServerStartTests {
         }
     }
 
-    @Test func nonLoopbackHostIsRefusedWithoutAllowRemote() throws {
-        let run = try SampleServer.launch(["--host", "0.0.0.0", "--port", "0"])
-        #expect(SampleServer.firstLine(of: run.output, timeout: 30) == nil)
-        run.process.waitUntilExit()
-        #expect(run.process.terminationStatus != 0)
-        let errors = try String(contentsOf: run.errorLog, encoding: .utf8)
-        #expect(errors.contains("--host 0.0.0.0 is not a loopback address"))
-        try? FileManager.default.removeItem(at: run.errorLog)
+    @Test func nonLoopbackHostIsRefusedWithoutAllowRemote() async throws {
+        let exit = try await SampleServer.runToExit(["--host", "0.0.0.0", "--port", "0"])
+        #expect(exit.firstLine == nil)
+        #expect(exit.status == 64)
+        #expect(exit.errors.contains("--host 0.0.0.0 is not a loopback address"))
     }
 
-    @Test func missingDataFolderIsAnErrorNamingTheFile() throws {
+    @Test func missingDataFolderIsAnErrorNamingTheFile() async throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-samples-\(UUID().uuidString)")
-        let run = try SampleServer.launch(["--port", "0", "--data", missing.path])
-        run.process.waitUntilExit()
-        #expect(run.process.terminationStatus != 0)
-        let errors = try String(contentsOf: run.errorLog, encoding: .utf8)
-        #expect(errors.contains(missing.appendingPathComponent("mongohq").path))
-        try? FileManager.default.removeItem(at: run.errorLog)
+        let exit = try await SampleServer.runToExit(["--port", "0", "--data", missing.path])
+        #expect(exit.firstLine == nil)
+        #expect(exit.status == 1)
+        #expect(exit.errors.contains(missing.appendingPathComponent("mongohq").path))
     }
 
-    @Test func unknownPathsAnswer404AndOtherMethods405() throws {
-        try SampleServer.with { server throws in
-            let missing = try server.send("GET", "/no/such/path")
+    @Test func unknownPathsAnswer404AndOtherMethods405() async throws {
+        try await SampleServer.with { server async throws in
+            let missing = try await server.send("GET", "/no/such/path")
             #expect(missing.status == 404)
             #expect(try missing.json()["message"]?.stringValue == "Not Found")
-            #expect(try server.send("DELETE", "/task_list").status == 405)
+            #expect(try await server.send("DELETE", "/task_list").status == 405)
         }
     }
 
-    @Test func verboseLogsOneLinePerRequestWithoutTheQuery() throws {
-        let server = try SampleServer(["--verbose"])
-        let reply = try server.send("GET", "/databases?_apikey=sample-api-key")
+    @Test func verboseLogsOneLinePerRequestWithoutTheQuery() async throws {
+        let server = try await SampleServer.start(["--verbose"])
+        let reply = try await server.send("GET", "/databases?_apikey=sample-api-key")
         #expect(reply.status == 200)
-        let log = server.stop()
+        let log = await offPool { server.stop() }
         #expect(log.contains("GET /databases 200"))
         #expect(!log.contains("sample-api-key"))
+    }
+}
+
+@Suite("Received-request log")
+struct RequestLogTests {
+    @Test func listsRequestsOldestFirstWithCredentialsRedacted() async throws {
+        try await SampleServer.with { server async throws in
+            _ = try await server.send("GET", "/user?per_page=2", headers: ["Authorization": "Bearer sample-token"])
+            _ = try await server.send("GET", "/auth/query/articles?api_key=sample-api-key&page=2")
+            let log = try await server.json("GET", "/_requests")
+            #expect(log.column("method") == ["GET", "GET"])
+            #expect(log.column("target") == ["/user?per_page=2", "/auth/query/articles?api_key=%3Credacted%3E&page=2"])
+            #expect(log[0]?["headers"]?["authorization"]?.stringValue == "<redacted>")
+            #expect(log[0]?["headers"]?["host"]?.stringValue == "127.0.0.1:\(server.port)")
+            let text = try await server.send("GET", "/_requests").text
+            #expect(!text.contains("sample-token"))
+            #expect(!text.contains("sample-api-key"))
+            #expect(try await server.send("DELETE", "/_requests").status == 204)
+            #expect(try await server.json("GET", "/_requests").count == 0)
+        }
     }
 }

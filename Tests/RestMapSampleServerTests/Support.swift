@@ -50,6 +50,31 @@ final class SampleServer: @unchecked Sendable {
         return (process, output, errorLog)
     }
 
+    /// What a run that should end by itself did: exit status (`nil` when it had to be stopped
+    /// after 30 s), first line on standard output, standard error.
+    struct Exit: Sendable {
+        var status: Int32?
+        var firstLine: String?
+        var errors: String
+    }
+
+    /// Runs the binary with `arguments` until it exits, off the cooperative thread pool; a run
+    /// still going after 30 s (or that printed a line) is stopped.
+    static func runToExit(_ arguments: [String]) async throws -> Exit {
+        try await offPool {
+            let run = try launch(arguments)
+            defer { try? FileManager.default.removeItem(at: run.errorLog) }
+            let line = firstLine(of: run.output, timeout: 30)
+            let deadline = Date().addingTimeInterval(30)
+            while line == nil, run.process.isRunning, Date() < deadline { usleep(20_000) }
+            let stopped = run.process.isRunning
+            if stopped { run.process.terminate() }
+            run.process.waitUntilExit()
+            let errors = (try? String(contentsOf: run.errorLog, encoding: .utf8)) ?? ""
+            return Exit(status: stopped ? nil : run.process.terminationStatus, firstLine: line, errors: errors)
+        }
+    }
+
     /// The first line a pipe delivers, or `nil` when none arrives within `timeout` seconds.
     static func firstLine(of pipe: Pipe, timeout: TimeInterval) -> String? {
         let box = DataBox()
@@ -78,26 +103,54 @@ final class SampleServer: @unchecked Sendable {
         return (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
     }
 
-    /// Runs `body` with a started server, always stopping it.
-    static func with<T>(_ arguments: [String] = [], _ body: (SampleServer) throws -> T) throws -> T {
-        let server = try SampleServer(arguments)
-        defer { server.stop() }
-        return try body(server)
+    /// Starts a server (see `init`) off the cooperative thread pool.
+    static func start(_ arguments: [String] = []) async throws -> SampleServer {
+        try await offPool { try SampleServer(arguments) }
     }
 
-    /// Sends one request (see `HTTP.send`) to this server.
-    func send(_ method: String = "GET", _ target: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> HTTPReply {
-        try HTTP.send(port: port, method: method, target: target, headers: headers, body: body)
+    /// Runs `body` with a started server, always stopping it.
+    static func with<T>(_ arguments: [String] = [], _ body: (SampleServer) async throws -> T) async throws -> T {
+        let server = try await start(arguments)
+        do {
+            let result = try await body(server)
+            await offPool { server.stop() }
+            return result
+        } catch {
+            await offPool { server.stop() }
+            throw error
+        }
+    }
+
+    /// Sends one request (see `HTTP.send`) to this server, off the cooperative thread pool.
+    func send(_ method: String = "GET", _ target: String, headers: [String: String] = [:], body: [UInt8] = []) async throws -> HTTPReply {
+        let port = port
+        return try await offPool { try HTTP.send(port: port, method: method, target: target, headers: headers, body: body) }
     }
 
     /// Sends a request that must answer `status`, and parses its body as JSON.
     func json(
         _ method: String = "GET", _ target: String, headers: [String: String] = [:], body: [UInt8] = [], status: Int = 200,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> JSONNode {
-        let reply = try send(method, target, headers: headers, body: body)
+    ) async throws -> JSONNode {
+        let reply = try await send(method, target, headers: headers, body: body)
         #expect(reply.status == status, "\(method) \(target): \(reply.text)", sourceLocation: sourceLocation)
         return try reply.json()
+    }
+}
+
+/// Runs blocking work (process waits, socket reads) on a dispatch thread, so tests never hold
+/// the few threads of Swift's cooperative pool that every async test of the run shares.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+/// `offPool` for work that cannot fail.
+@discardableResult
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: work()) }
     }
 }
 
@@ -115,7 +168,7 @@ struct Failure: Error, CustomStringConvertible {
 }
 
 /// One HTTP/1.1 answer as it came off the socket.
-struct HTTPReply {
+struct HTTPReply: Sendable {
     var status: Int
     var headers: [(name: String, value: String)]
     /// The body bytes received (chunked framing removed).

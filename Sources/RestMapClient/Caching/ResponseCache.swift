@@ -15,7 +15,11 @@ actor ResponseCache {
     }
 
     private var entries: [String: Entry] = [:]
+    /// URLs in the order they were stored, oldest first.
+    private var order: [String] = []
+    private var bytes = 0
     private let directory: String?
+    static let memoryBudget = 64 << 20
 
     init(directory: String?) {
         self.directory = directory
@@ -30,12 +34,12 @@ actor ResponseCache {
         else { return nil }
         let entry = Entry(etag: object["etag"] as? String, lastModified: object["lastModified"] as? String,
                           headers: object["headers"] as? [String: String] ?? [:], body: Array(body), mapped: nil)
-        entries[url] = entry
+        keep(entry, for: url)
         return entry
     }
 
     func store(_ entry: Entry, for url: String) {
-        entries[url] = entry
+        keep(entry, for: url)
         guard let directory, let path = file(for: url) else { return }
         var object: [String: Any] = [
             "url": url, "body": Data(entry.body).base64EncodedString(),
@@ -46,6 +50,20 @@ actor ResponseCache {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: path, contents: data)
+    }
+
+    /// Keeps an entry in memory, dropping the oldest ones beyond the budget.
+    private func keep(_ entry: Entry, for url: String) {
+        if let previous = entries.updateValue(entry, forKey: url) {
+            bytes -= previous.body.count
+            order.removeAll { $0 == url }
+        }
+        order.append(url)
+        bytes += entry.body.count
+        while bytes > Self.memoryBudget, order.count > 1 {
+            let oldest = order.removeFirst()
+            bytes -= entries.removeValue(forKey: oldest)?.body.count ?? 0
+        }
     }
 
     /// The file of a URL: a 64-bit FNV-1a hash of it, so no URL text becomes a path.

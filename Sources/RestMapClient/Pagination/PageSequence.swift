@@ -172,7 +172,7 @@ struct Pager {
                 arrived[number] = response
                 while let ready = arrived.removeValue(forKey: nextToDeliver) {
                     var (stop, _) = decide(number: nextToDeliver, response: ready)
-                    if stop == nil, nextToDeliver == last { stop = .maxPages(last) }
+                    if stop == nil, nextToDeliver == last { stop = maxPages == last ? .maxPages(last) : .lastPage(pageCount: last) }
                     deliver(Page(number: nextToDeliver, response: ready, stopReason: stop))
                     if stop != nil {
                         group.cancelAll()
@@ -281,7 +281,6 @@ struct Pager {
             }
             if !missing { items.append((template.name, text)) }
         }
-        if pagination.kind == .link, number > 1 { return base }
         return PercentEncoding.appending(items + query.sorted { $0.key < $1.key }, to: client.url(for: base))
     }
 

@@ -1,9 +1,10 @@
 /// Every API of the sample server, registered in one route table.
 enum APIs {
     static func routes(
-        data: SampleData, credentials: Credentials, faultCounter: FaultCounter, repositories: Int, articles: Int
+        data: SampleData, credentials: Credentials, faultCounter: FaultCounter, requestLog: RequestLog, repositories: Int, articles: Int
     ) throws(SampleData.LoadError) -> RouteTable {
         var table = RouteTable()
+        requestLog.register(in: &table)
         try MongoHQAPI(data: data, credentials: credentials).register(in: &table)
         try StashboardAPI(data: data).register(in: &table)
         try GitHubAPI(data: data, credentials: credentials, repositories: repositories).register(in: &table)

@@ -13,7 +13,7 @@ struct ArticlesAPI: Sendable {
     private let credentials: Credentials
 
     init(count: Int, credentials: Credentials) {
-        articles = (1...max(count, 1)).prefix(count).map { Self.article($0).bytes }
+        articles = (0..<count).map { Self.article($0 + 1).bytes }
         self.credentials = credentials
     }
 

@@ -28,7 +28,7 @@ struct Paging: Sendable {
     }
 
     /// `Link: <…page=1…>; rel="first", …` with `prev`/`next` where they exist. The links keep the
-    /// request's other query parameters; `link-origin` replaces the origin.
+    /// request's other query parameters; `link-origin` replaces the origin and `loop` makes `next` repeat.
     func linkHeader(for request: RouteRequest) -> String {
         let origin = request.faults.linkOrigin ?? request.origin
         func url(_ target: Int) -> String {
@@ -39,7 +39,11 @@ struct Paging: Sendable {
         }
         var links = ["\(url(1)); rel=\"first\""]
         if page > 1 { links.append("\(url(min(page - 1, pageCount))); rel=\"prev\"") }
-        if page < pageCount { links.append("\(url(page + 1)); rel=\"next\"") }
+        if page < pageCount {
+            // `loop=1`: from the second page on, `next` is the page itself (a URL seen before).
+            let next = request.faults.loop && page >= 2 ? page : page + 1
+            links.append("\(url(next)); rel=\"next\"")
+        }
         links.append("\(url(pageCount)); rel=\"last\"")
         return links.joined(separator: ", ")
     }

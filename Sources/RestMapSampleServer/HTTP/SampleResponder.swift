@@ -12,6 +12,7 @@ struct SampleResponder: HTTPResponder {
 
     let routes: RouteTable
     let faultCounter: FaultCounter
+    let requestLog: RequestLog
     /// `host:port` for links when a request has no `Host`.
     let fallbackAuthority: String
     let logger: Logger
@@ -24,6 +25,11 @@ struct SampleResponder: HTTPResponder {
 
     private func reply(to request: Request) async -> (reply: Reply, faults: FaultRequest) {
         let rawQuery = FormEncoding.pairs(Substring(request.uri.query ?? ""))
+        if request.uri.path != RequestLog.path {
+            await requestLog.record(
+                method: request.method.rawValue, path: request.uri.path, query: rawQuery, authority: request.head.authority, headers: request.headers
+            )
+        }
         let faults: FaultRequest
         do {
             faults = try FaultRequest(query: rawQuery, headers: request.headers)
@@ -34,7 +40,7 @@ struct SampleResponder: HTTPResponder {
             try? await Task.sleep(for: .milliseconds(faults.delayMilliseconds))
         }
         let path = request.uri.path
-        if await faultCounter.shouldFault(kind: "fail", key: faults.key(method: request.method, path: path), limit: faults.fail) {
+        if faults.fail > 0, await faultCounter.shouldFault(kind: "fail", key: faults.key(method: request.method, path: path), limit: faults.fail) {
             return (Self.injectedFailure(faults), faults)
         }
         if let location = faults.redirect {
