@@ -70,22 +70,6 @@ enum ColumnCoding {
         }
     }
 
-    /// Orders two stored versions (`modifiedBy`): `true` when `new` is strictly newer than `old`.
-    static func isNewer(_ new: DatabaseValue, than old: DatabaseValue, type: String) -> Bool {
-        switch (new.storage, old.storage) {
-        case (.null, _): return false
-        case (_, .null): return true
-        case (.int64(let a), .int64(let b)): return a > b
-        case (.double(let a), .double(let b)): return a > b
-        case (.int64(let a), .double(let b)): return Double(a) > b
-        case (.double(let a), .int64(let b)): return a > Double(b)
-        case (.string(let a), .string(let b)):
-            if type == "decimal", let x = Decimal(string: a), let y = Decimal(string: b) { return x > y }
-            return a > b
-        default: return false
-        }
-    }
-
     private static func json(_ value: Value) -> String {
         var writer = JSONWriter()
         value.write(to: &writer)

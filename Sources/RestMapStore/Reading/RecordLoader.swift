@@ -69,7 +69,7 @@ struct RecordLoader {
         }
         let rows = try Row.fetchAll(db, sql: """
             SELECT json_extract(root.value, '$[0]'), json_extract(root.value, '$[1]')
-            FROM \(StoreSQL.pathsTable), json_each(\(StoreSQL.pathsTable).roots) AS root WHERE path = ? ORDER BY root.key
+            FROM \(StoreSQL.pathsTable), json_each(\(StoreSQL.pathsTable).roots) AS root WHERE \(StoreSQL.pathsTable).path = ? ORDER BY root.key
             """, arguments: [path])
         return try load(rows.map { Key(entity: $0[0], rowID: $0[1]) }, depth: depth, db)
     }
