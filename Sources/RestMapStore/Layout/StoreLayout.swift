@@ -210,12 +210,17 @@ struct TableSQL: Sendable {
     let deleteByIdentity: String
     /// Inserts every column (the common case: the response mapped them all).
     let insertAll: String
+    /// The `modifiedBy` column's slot, if the entity has one.
+    let version: Int?
+    /// `update(allSlots)`, built once (the common case).
+    private var updateAll = ""
     /// `UPDATE "Entity" SET "link" = ?1 WHERE rm_id = ?2 AND "link" IS NOT ?1`, by link name.
     let updateLink: [String: String]
 
-    init(_ table: StoreLayout.Table) {
+    init(_ table: StoreLayout.Table, modifiedBy: String?) {
         let q = StoreSQL.quote
         self.table = table
+        version = modifiedBy.flatMap(table.columnIndex)
         linkColumns = table.links.filter(\.isColumn).map(\.name)
         columns = (table.columns.map(\.name) + linkColumns).map(q)
         let identity = table.identity.compactMap(table.columnIndex)
@@ -229,6 +234,7 @@ struct TableSQL: Sendable {
         updateLink = Dictionary(uniqueKeysWithValues: linkColumns.map {
             ($0, "UPDATE \(name) SET \(q($0)) = ?1 WHERE \(q(StoreSQL.rowID)) = ?2 AND \(q($0)) IS NOT ?1")
         })
+        updateAll = update(Array(columns.indices))
     }
 
     /// Inserts the columns at `slots`.
@@ -240,16 +246,17 @@ struct TableSQL: Sendable {
     }
 
     /// Updates the columns at `slots` of one row when one of them differs: the values are
-    /// parameters `?1…?n`, the row id `?n+1`. With `version` (the position in `slots` of the
-    /// `modifiedBy` column), only when the new version is newer than a stored non-null one.
-    func update(_ slots: [Int], version: Int? = nil) -> String {
+    /// parameters `?1…?n`, the row id `?n+1`. With a `modifiedBy` column among the slots, only
+    /// when the new version is newer than a stored non-null one.
+    func update(_ slots: [Int]) -> String {
+        if slots.count == columns.count, !updateAll.isEmpty { return updateAll }
         let rowID = slots.count + 1
         var sql = "UPDATE \(StoreSQL.quote(table.entity)) SET \(slots.enumerated().map { "\(columns[$1]) = ?\($0 + 1)" }.joined(separator: ", ")) "
             + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(rowID) AND (\(differences(slots)))"
-        if let version {
-            let column = columns[slots[version]]
-            let isDecimal = table.columns[slots[version]].type == "decimal"
-            let (new, old) = isDecimal ? ("CAST(?\(version + 1) AS REAL)", "CAST(\(column) AS REAL)") : ("?\(version + 1)", column)
+        if let version, let position = slots.firstIndex(of: version) {
+            let column = columns[version]
+            let (new, old) = table.columns[version].type == "decimal"
+                ? ("CAST(?\(position + 1) AS REAL)", "CAST(\(column) AS REAL)") : ("?\(position + 1)", column)
             sql += " AND (\(column) IS NULL OR \(new) > \(old))"
         }
         return sql

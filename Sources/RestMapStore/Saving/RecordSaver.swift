@@ -154,10 +154,9 @@ struct RecordSaver: Sendable {
                                                       arguments: StatementArguments(sql.identity.map { values[$0]! })) {
             guard !present.isEmpty else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
             // The update runs only when a value differs and (modifiedBy) the version is newer.
-            let version = rules.modifiedBy[sql.table.entity].flatMap(sql.table.columnIndex).flatMap(present.firstIndex)
-            try db.cachedStatement(sql: sql.update(present, version: version)).execute(arguments: arguments + [rowID])
+            try db.cachedStatement(sql: sql.update(present)).execute(arguments: arguments + [rowID])
             if db.changesCount > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
-            guard version != nil else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
+            guard let version = sql.version, present.contains(version) else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
             let differs = try Bool.fetchOne(db.cachedStatement(sql: sql.differs(present)), arguments: arguments + [rowID]) ?? false
             return Saved(rowID: rowID, outcome: differs ? .skipped : .unchanged, unwrittenLinks: unwritten)
         }
