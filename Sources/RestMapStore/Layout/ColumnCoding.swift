@@ -70,6 +70,22 @@ enum ColumnCoding {
         }
     }
 
+    /// Equality conditions (`"a" = ?`, or `"a" IS NULL` for null) over columns, with their arguments.
+    static func equalities(_ pairs: [(column: StoreLayout.Column, value: Value)]) -> (sql: String, arguments: StatementArguments) {
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        for (column, value) in pairs {
+            let encoded = encode(value, type: column.type)
+            if encoded.isNull {
+                conditions.append("\(StoreSQL.quote(column.name)) IS NULL")
+            } else {
+                conditions.append("\(StoreSQL.quote(column.name)) = ?")
+                arguments.append(encoded)
+            }
+        }
+        return (conditions.joined(separator: " AND "), StatementArguments(arguments))
+    }
+
     private static func json(_ value: Value) -> String {
         var writer = JSONWriter()
         value.write(to: &writer)

@@ -265,27 +265,18 @@ struct RecordSaver: Sendable {
     private func deleteOrphans(_ rule: StoreRules.OrphanRule, parameters: [String: String], keep: Set<Int64>,
                                _ db: Database) throws -> Int {
         guard let table = layout.table(rule.entity) else { return 0 }
-        var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
+        var scope: [(column: StoreLayout.Column, value: Value)] = []
         for (attribute, scopeValue) in rule.scope {
             guard let column = table.columns.first(where: { $0.name == attribute }) else { continue }
-            let value: Value
             switch scopeValue {
-            case .literal(let literal): value = literal
+            case .literal(let literal): scope.append((column, literal))
             case .parameter(let name):
-                value = try store.mapper.coerce(.string(parameters[name] ?? ""), toAttribute: attribute, of: rule.entity)
-            }
-            let encoded = ColumnCoding.encode(value, type: column.type)
-            if encoded.isNull {
-                conditions.append("\(q(attribute)) IS NULL")
-            } else {
-                conditions.append("\(q(attribute)) = ?")
-                arguments.append(encoded)
+                scope.append((column, try store.mapper.coerce(.string(parameters[name] ?? ""), toAttribute: attribute, of: rule.entity)))
             }
         }
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let candidates = try Int64.fetchAll(db, sql: "SELECT \(q(StoreSQL.rowID)) FROM \(q(rule.entity))\(whereClause)",
-                                            arguments: StatementArguments(arguments))
+        let conditions = ColumnCoding.equalities(scope)
+        let candidates = try Int64.fetchAll(db, sql: "SELECT \(q(StoreSQL.rowID)) FROM \(q(rule.entity))"
+            + (scope.isEmpty ? "" : " WHERE \(conditions.sql)"), arguments: conditions.arguments)
         let delete = try db.cachedStatement(sql: "DELETE FROM \(q(rule.entity)) WHERE \(q(StoreSQL.rowID)) = ?")
         var deleted = 0
         for rowID in candidates where !keep.contains(rowID) {
