@@ -85,6 +85,7 @@ let package = Package(
                 "RestMapJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -112,6 +113,13 @@ let package = Package(
             name: "RestMapBenchmarks",
             dependencies: ["RestMap", "RestMapDates", "RestMapPlugins"],
             path: "Benchmarks/RestMapBenchmarks",
+            swiftSettings: strictSettings
+        ),
+
+        .executableTarget(
+            name: "ClientBenchmarks",
+            path: "Benchmarks/ClientBenchmarks",
+            exclude: ["peer.py", "repositories.yaml"],
             swiftSettings: strictSettings
         ),
 

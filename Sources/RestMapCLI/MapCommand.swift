@@ -54,10 +54,15 @@ struct MapCommand: ParsableCommand {
     var body: String?
 
     func run() throws {
+        let prepared = PreparedSchema.load(contentsOf: schema, pluginPaths: plugins.pluginPaths)
         let mapper: Mapper
-        do { mapper = try Mapper(contentsOf: schema, pluginPaths: plugins.pluginPaths) } catch {
+        do { mapper = try Mapper(prepared: prepared) } catch {
             Terminal.error((error.description + "\n"))
             throw ExitCode.failure
+        }
+        // Warnings (such as a plugin library that was ignored) do not stop mapping, but are said.
+        for warning in prepared.diagnostics where warning.severity == .warning {
+            Terminal.error("\(warning)\n")
         }
         let response = Response(method: method, path: path, status: status, headers: try headers(), body: try readBody(),
                                 parameters: try pairs(param, separator: "=", option: "--param"),

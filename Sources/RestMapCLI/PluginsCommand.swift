@@ -2,7 +2,8 @@ import ArgumentParser
 import RestMapPluginKit
 import RestMapPlugins
 
-/// `restmap plugins`: the plugins on the search path, with their versions and transformers.
+/// `restmap plugins`: the plugins on the search path, with their versions and transformers, and
+/// the plugin libraries that are not loaded from where they lie.
 struct PluginsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
@@ -10,7 +11,9 @@ struct PluginsCommand: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
-    @Option(help: ArgumentHelp("Also search the folder of this schema, as mapping it would.", valueName: "file"))
+    @Option(help: ArgumentHelp(
+        "Also report the plugin libraries in the folder of this schema, which are not loaded unless given with --plugin-path.",
+        valueName: "file"))
     var schema: String?
 
     func run() throws {
@@ -21,15 +24,18 @@ struct PluginsCommand: ParsableCommand {
         let searchPath = plugins.searchPath(schemaDirectory: schemaDirectory)
         let candidates = searchPath.candidates()
         if candidates.isEmpty {
-            print("No plugins found. Searched: \(searchPath.directories.joined(separator: ", "))")
-            return
+            print("No plugins found. Searched: \((searchPath.firstPartyDirectories + searchPath.directories).joined(separator: ", "))")
         }
         for candidate in candidates {
             do {
-                print(describe(try PluginLoader.load(path: candidate.path)))
+                var registry = PluginRegistry()
+                print(describe(try registry.load(path: candidate.path)))
             } catch {
                 print("\(candidate.name)  (cannot load)  \(candidate.path)\n  error: \(error)\n")
             }
+        }
+        for refusal in searchPath.refusals() {
+            print("\(refusal.name)  (not loaded)  \(refusal.path)\n  \(refusal.reason)\n")
         }
     }
 

@@ -58,8 +58,16 @@ public final class JSONDocument: @unchecked Sendable {
     @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
     @usableFromInline let tape: UnsafeBufferPointer<TapeEntry>
 
+    /// The largest body a document holds: tape offsets are 32-bit, so larger input is refused
+    /// with an error instead of overflowing them.
+    public static let maximumByteCount = Int(UInt32.max) - 1
+
     /// Parses UTF-8 JSON (RFC 8259): strict grammar, top-level scalars allowed.
     public init(bytes: [UInt8], options: JSONParsingOptions = .init()) throws(JSONParseError) {
+        guard bytes.count <= Self.maximumByteCount else {
+            throw JSONParseError(message: "the document is \(bytes.count) bytes; at most \(Self.maximumByteCount) are supported",
+                                 offset: Self.maximumByteCount, line: 1, column: 1)
+        }
         let parsed = try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
             var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth)
             return try parser.parse()
@@ -72,6 +80,7 @@ public final class JSONDocument: @unchecked Sendable {
 
     deinit {
         UnsafeMutableBufferPointer(mutating: bytes).deallocate()
+        // A parsed document has at least one tape entry (an empty body is a parse error).
         UnsafeMutablePointer(mutating: tape.baseAddress!).deallocate()
     }
 
@@ -172,6 +181,8 @@ public struct JSONNode: Sendable {
                     let decoded = JSONStrings.unescape(UnsafeBufferPointer(rebasing: bytes[start..<Int(keyEntry.end)]))
                     if decoded.utf8.elementsEqual(wanted) { return JSONNode(document: document, index: position + 1) }
                 } else if length == wantedCount,
+                          // Total: both base addresses exist when length > 0 (the document's
+                          // buffer is never empty; `wanted` has `length` bytes).
                           length == 0 || (bytes[start] == firstByte && memcmp(bytes.baseAddress! + start, wanted.baseAddress!, length) == 0) {
                     return JSONNode(document: document, index: position + 1)
                 }
@@ -196,7 +207,7 @@ public struct JSONNode: Sendable {
     /// The members of an object in source order (empty for other kinds).
     public var members: JSONObjectMembers { JSONObjectMembers(node: self) }
 
-    /// The keys of an object in source order.
+    /// The keys of an object in source order (empty for other kinds).
     public var keys: [String] { members.map(\.key) }
 }
 
@@ -223,7 +234,9 @@ public struct JSONArrayElements: Sequence, Sendable {
         return Iterator(document: node.document, position: node.index + 1, end: Int(entry.end))
     }
 
-    public var underestimatedCount: Int { node.count }
+    /// The element count of an array; 0 for every other kind, whose iterator yields nothing
+    /// (`Sequence.map` trusts this number, so it must never exceed what the iterator yields).
+    public var underestimatedCount: Int { node.kind == .array ? node.count : 0 }
 }
 
 /// The members of an object node.
@@ -250,7 +263,9 @@ public struct JSONObjectMembers: Sequence, Sendable {
         return Iterator(document: node.document, position: node.index + 1, end: Int(entry.end))
     }
 
-    public var underestimatedCount: Int { node.count }
+    /// The member count of an object; 0 for every other kind, whose iterator yields nothing
+    /// (`Sequence.map` trusts this number, so it must never exceed what the iterator yields).
+    public var underestimatedCount: Int { node.kind == .object ? node.count : 0 }
 }
 
 /// A JSON number: the exact lexeme, read lazily.

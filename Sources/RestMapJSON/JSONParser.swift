@@ -29,6 +29,7 @@ struct JSONParser {
         while !stack.isEmpty {
             skipWhitespace()
             guard position < bytes.count else {
+                // Total: the loop runs while the stack is not empty.
                 throw error(stack.last!.isObject ? "unterminated object: expected ',' or '}'" : "unterminated array: expected ',' or ']'", at: position)
             }
             let byte = bytes[position]
@@ -121,6 +122,7 @@ struct JSONParser {
 
     private mutating func literal(_ word: StaticString, _ tag: TapeEntry.Tag) throws(JSONParseError) {
         let length = word.utf8CodeUnitCount
+        // Total: the input is not empty (parseDocument refuses an empty document first).
         guard position + length <= bytes.count,
               memcmp(bytes.baseAddress! + position, word.utf8Start, length) == 0 else {
             throw error("invalid literal: expected '\(word)'", at: position)
@@ -164,7 +166,7 @@ struct JSONParser {
         let start = position + 1
         var cursor = start
         var hasEscapes = false
-        let base = bytes.baseAddress!
+        let base = bytes.baseAddress!  // Total: a string starts at a quote, so the input is not empty.
         let count = bytes.count
         while true {
             // Skip plain ASCII eight bytes at a time: stop at a word holding '"', '\\', a control

@@ -43,7 +43,7 @@ enum JSONStrings {
         }
         func append(_ scalar: UInt32) {
             let value = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-            output.append(contentsOf: UTF8.encode(value)!)
+            output.append(contentsOf: UTF8.encode(value)!)  // Total: every Unicode.Scalar encodes.
         }
         while index < body.count {
             let byte = body[index]

@@ -78,7 +78,8 @@ import Testing
             try registry.load(named: "nope", searchPath: path)
         }
         #expect(PluginError.notFound(name: "nope", searched: ["/a", "/b"]).description
-            == "plugin 'nope' not found: no librestmap-nope.so in /a, /b")
+            == "plugin 'nope' not found: no librestmap-nope.so in /a, /b; the schema's folder and the current directory "
+            + "are not searched: pass --plugin-path DIR (or set RESTMAP_PLUGIN_PATH) to add the folder holding it")
     }
 
     @Test func corruptedFileIsNotAPlugin() throws {

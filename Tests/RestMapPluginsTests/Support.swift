@@ -8,8 +8,8 @@ enum BuiltPlugins {
     /// The build directory: the folder of the running test binary.
     static let directory: String = PluginSearchPath.executableDirectory!
 
-    /// A search path of just the build directory.
-    static let searchPath = PluginSearchPath([directory])
+    /// A search path of just the build directory, for first- and third-party plugins.
+    static let searchPath = PluginSearchPath([directory], firstPartyDirectories: [directory])
 
     /// A registry with `dates`, `ids` and `csv` loaded from disk.
     static func registry() throws -> PluginRegistry {

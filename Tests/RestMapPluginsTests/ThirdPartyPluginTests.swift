@@ -71,3 +71,39 @@ struct ThirdPartyPluginTests {
         #expect(searchPath.candidates().map(\.name).contains("text"))
     }
 }
+
+/// `restmap` loads the sample plugin from a folder the user gave, and never from the schema's folder.
+@Suite(.timeLimit(.minutes(15)))
+struct ThirdPartyPluginCommandTests {
+    @Test func loadsOnlyFromAFolderTheUserGave() throws {
+        let built = try ThirdPartyPluginTests.builtDirectory.get()
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let schema = folder.appendingPathComponent("tags.yaml").path
+        let sample = folder.appendingPathComponent("tags.json").path
+        try """
+            restmap: 1
+            plugins: [text]
+            entities:
+              Tag:
+                attributes:
+                  slug: { from: name, transform: text.slug }
+            responses:
+              - { entity: Tag }
+            """.write(toFile: schema, atomically: true, encoding: .utf8)
+        try #"[{"name": "Héllo World"}]"#.write(toFile: sample, atomically: true, encoding: .utf8)
+        let restmap = BuiltPlugins.directory + "/restmap"
+
+        let trusted = try run(restmap, ["map", "--plugin-path", built, "--schema", schema, sample], timeout: 120)
+        #expect(trusted.status == 0, "\(trusted.output)")
+        #expect(trusted.output == #"[{"$entity":"Tag","slug":"hello-world"}]"# + "\n")
+
+        // The same library beside the schema is not searched: the error says how to trust it.
+        try FileManager.default.copyItem(atPath: built + "/librestmap-text.so", toPath: folder.path + "/librestmap-text.so")
+        let beside = try run(restmap, ["validate", schema], timeout: 120)
+        #expect(beside.status == 1)
+        #expect(beside.output.contains("\(schema):2:11: error: cannot load plugin 'text': plugin 'text' not found"), "\(beside.output)")
+        #expect(beside.output.contains("found \(folder.path)/librestmap-text.so, in a folder that is not searched: "
+            + "pass --plugin-path \(folder.path) to trust it"), "\(beside.output)")
+    }
+}

@@ -56,7 +56,7 @@ import Testing
         #expect {
             try mapper.map(Response(path: "/articles", body: #"{"unexpected": []}"#))
         } throws: { error in
-            guard case .noMappableRepresentations(let searched, let keys)? = error as? MappingFailure else { return false }
+            guard case .noMappableRepresentations(let searched, let keys, _)? = error as? MappingFailure else { return false }
             return searched == ["articles", "meta"] && keys == ["unexpected"]
                 && "\(error)".contains("No mappable object representations were found")
         }

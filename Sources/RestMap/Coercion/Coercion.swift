@@ -17,6 +17,7 @@ final class Coercer: Sendable {
     }
 
     /// Coerces a node straight from the document: decimals come from the exact number text.
+    /// (The unwraps below are total: each case has checked the node's kind.)
     func coerce(_ node: JSONNode, to type: AttributeType) throws(CoercionError) -> Value {
         switch (type, node.kind) {
         case (_, .null):

@@ -24,7 +24,7 @@ struct Metadata: Sendable {
                     ("headers", strings(request.requestHeaders)),
                 ])),
                 ("response", object([
-                    ("URL", .string(request.path)),
+                    ("URL", .string(request.responseURL ?? request.path)),
                     ("statusCode", .integer(Int64(request.status))),
                     ("headers", strings(request.headers)),
                 ])),

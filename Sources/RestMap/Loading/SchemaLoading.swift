@@ -19,9 +19,13 @@ public struct SchemaLoadError: Error, Sendable, CustomStringConvertible {
 }
 
 extension PreparedSchema {
-    /// Loads a schema file, loads the plugins its `plugins:` names (from the schema's folder,
-    /// `pluginPaths`, `RESTMAP_PLUGIN_PATH` and the installed plugin folder) unless `plugins`
-    /// already holds them, and validates transformer names and arguments against them.
+    /// Loads a schema file, loads the plugins its `plugins:` names unless `plugins` already holds
+    /// them, and validates transformer names and arguments against them.
+    ///
+    /// Plugins come only from folders the user chose (`pluginPaths`, `RESTMAP_PLUGIN_PATH`, the
+    /// installed plugin folder), first-party ones only from the binary's folder or the installed
+    /// one: never from the schema's folder (see `PluginSearchPath`). A first-party library lying
+    /// elsewhere is reported as a warning at the plugin's name.
     public static func load(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
         var registry = plugins
         registry.registerBuiltins()
@@ -30,10 +34,17 @@ extension PreparedSchema {
         if let root = loaded.root {
             let searchPath = PluginSearchPath(schemaDirectory: (path as NSString).deletingLastPathComponent.nonEmpty ?? ".",
                                               pluginPaths: pluginPaths)
+            // Names that are not identifiers are the validator's errors; they never reach the file system.
             for node in root["plugins"]?.sequence ?? [] {
-                guard let name = node.scalarText, registry.plugins.allSatisfy({ $0.name != name }) else { continue }
-                do { _ = try registry.load(named: name, searchPath: searchPath) } catch {
-                    pluginDiagnostics.append(.error("cannot load plugin '\(name)': \(error)", at: node.textLocation))
+                guard let name = node.stringValue, PluginSearchPath.isValidName(name) else { continue }
+                if registry.plugins.allSatisfy({ $0.name != name }) {
+                    do { _ = try registry.load(named: name, searchPath: searchPath) } catch {
+                        pluginDiagnostics.append(.error("cannot load plugin '\(name)': \(error)", at: node.textLocation))
+                        continue
+                    }
+                }
+                for refusal in searchPath.refusals() where refusal.name == name && PluginSearchPath.reservedNames.contains(name) {
+                    pluginDiagnostics.append(.warning("ignored \(refusal.path): \(refusal.reason)", at: node.textLocation))
                 }
             }
         }
@@ -49,10 +60,16 @@ extension Mapper {
     /// - Throws: `SchemaLoadError` with every diagnostic when the schema has errors or a plugin
     ///   it names cannot be loaded.
     public init(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) throws(SchemaLoadError) {
-        let prepared = PreparedSchema.load(contentsOf: path, pluginPaths: pluginPaths, plugins: plugins)
+        try self.init(prepared: PreparedSchema.load(contentsOf: path, pluginPaths: pluginPaths, plugins: plugins))
+    }
+
+    /// Compiles a prepared schema (whose warnings the caller may report first).
+    ///
+    /// - Throws: `SchemaLoadError` with every diagnostic when the schema has errors.
+    public init(prepared: PreparedSchema) throws(SchemaLoadError) {
         guard let schema = prepared.schema else { throw SchemaLoadError(diagnostics: prepared.diagnostics) }
         do { try self.init(schema: schema, plugins: prepared.plugins) } catch {
-            throw SchemaLoadError(diagnostics: [.error(error.message, at: error.location ?? SourceLocation(file: path, line: 1, column: 1))])
+            throw SchemaLoadError(diagnostics: [.error(error.message, at: error.location ?? SourceLocation(file: schema.file, line: 1, column: 1))])
         }
     }
 }

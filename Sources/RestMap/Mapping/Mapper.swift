@@ -36,7 +36,7 @@ public struct Mapper: Sendable {
     /// dry run can walk the same (decoded) document instead of parsing the body again.
     func mapAndKeepDocument(_ response: Response, options: MappingOptions) throws(MappingFailure)
         -> (result: MappingResult, document: JSONDocument?) {
-        let path = relativePath(response.path)
+        let path = relativePath(response.responseURL ?? response.path)
         let matched = matchingDescriptors(method: response.method, path: path, status: response.status)
         var parameters = response.parameters
         for (_, extracted) in matched { parameters.merge(extracted) { given, _ in given } }
@@ -69,9 +69,9 @@ public struct Mapper: Sendable {
             session.scope.representations = [document.root]
             let found = descriptor.keyPath.map { KeyPathEvaluator.evaluate($0, from: document.root, scope: session.scope) } ?? .node(document.root)
             session.scope.representations = []
-            if case .missing = found { continue }
-            if found.isNull { continue }
+            guard Self.holdsRepresentations(found) else { continue }
             contributed = true
+            // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
             let entity = plan.entityIndex[descriptor.entity.value]!
             let keyedBy = descriptor.keyedBy.flatMap { plan.entities[entity].attributeSlots[$0.value] }
             session.path = keyPathText.isEmpty ? [] : [.key(keyPathText)]
@@ -84,7 +84,8 @@ public struct Mapper: Sendable {
         }
         if !contributed {
             let searched = matched.map { $0.descriptor.keyPath?.text ?? "" }
-            throw .noMappableRepresentations(searchedKeyPaths: searched, topLevelKeys: document.root.keys)
+            throw .noMappableRepresentations(searchedKeyPaths: searched, topLevelKeys: document.root.keys,
+                                             bodySummary: Self.summary(of: document.root))
         }
         session.connect()
         if options.strict, !session.errors.isEmpty { throw .invalidRecords(session.errors) }
@@ -98,8 +99,37 @@ public struct Mapper: Sendable {
 
     // MARK: Steps
 
+    /// Whether what a descriptor's key path found is something to map (language §13, "What a
+    /// descriptor finds"): an object, an array (an empty one is a legitimate empty collection) or
+    /// any other value, which then fails as a record naming where. Nothing found, `null`, and a
+    /// walk through an array that found nothing but `null` (or no element had the key) are not:
+    /// when no descriptor finds anything, the mapping fails with "No mappable object representations".
+    static func holdsRepresentations(_ found: Resolved) -> Bool {
+        switch found {
+        case .missing: false
+        case .node(let node): !node.isNull
+        case .nodes(let nodes): nodes.contains { !$0.isNull }
+        case .value(let value): !value.isNull
+        }
+    }
+
+    /// What the body is, for the "No mappable object representations" message.
+    static func summary(of root: JSONNode) -> String {
+        switch root.kind {
+        case .object:
+            let keys = root.keys
+            return keys.isEmpty ? "the body is an empty object" : "the body's top-level keys are: " + keys.joined(separator: ", ")
+        case .array:
+            return "the body is an array of \(root.count) element\(root.count == 1 ? "" : "s")"
+        case .null: return "the body is null"
+        case .bool: return "the body is a boolean"
+        case .number: return "the body is a number"
+        case .string: return "the body is a string"
+        }
+    }
+
     /// The body as a JSON document, through a plugin's body decoder for non-JSON media types.
-    private func parse(_ response: Response) throws(MappingFailure) -> JSONDocument {
+    func parse(_ response: Response) throws(MappingFailure) -> JSONDocument {
         var bytes = response.body
         if let mediaType = nonJSONMediaType(of: response) {
             if let decoder = plan.plugins.bodyDecoder(forMediaType: mediaType) {

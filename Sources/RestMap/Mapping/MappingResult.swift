@@ -61,7 +61,7 @@ public enum MappingFailure: Error, Sendable, CustomStringConvertible {
     case noResponseDescriptor(method: String, path: String, status: Int)
     /// Descriptors matched but none of their key paths held anything (RestKit's
     /// "No mappable object representations were found").
-    case noMappableRepresentations(searchedKeyPaths: [String], topLevelKeys: [String])
+    case noMappableRepresentations(searchedKeyPaths: [String], topLevelKeys: [String], bodySummary: String)
     /// An error status whose body mapped to messages (joined by ", ").
     case errorResponse(status: Int, message: String, errors: [ErrorMessage])
     /// An error status whose body mapped nothing.
@@ -77,10 +77,10 @@ public enum MappingFailure: Error, Sendable, CustomStringConvertible {
             "cannot decode the \(mediaType) body: \(reason)"
         case .noResponseDescriptor(let method, let path, let status):
             "no response descriptor matches \(method) \(path) (status \(status))"
-        case .noMappableRepresentations(let searched, let keys):
+        case .noMappableRepresentations(let searched, _, let summary):
             "No mappable object representations were found at the key paths searched: "
                 + searched.map { $0.isEmpty ? "(the whole body)" : $0 }.joined(separator: ", ")
-                + "; the body's top-level keys are: " + (keys.isEmpty ? "(none)" : keys.joined(separator: ", "))
+                + "; " + summary
         case .errorResponse(_, let message, _):
             message
         case .unprocessableErrorResponse(let status, _):

@@ -39,7 +39,11 @@ final class MappingSession {
     func mapRoot(_ found: Resolved, entity: Int, keyedBy: Int?) -> [Int] {
         var mapped: [Int] = []
         switch found {
-        case .missing, .value:
+        case .missing, .value(.null):
+            return []
+        case .value(let value):
+            fail("the key path gives a computed value (\(ValueText.short(value))), not an object representation",
+                 entity: plan.entities[entity].name, attribute: nil)
             return []
         case .node(let node) where node.isNull:
             return []
@@ -82,8 +86,17 @@ final class MappingSession {
         return mapped
     }
 
-    /// Maps one representation; `nil` when it was declined (dynamic `skip`) or failed (an error is recorded).
+    /// Maps one representation; `nil` when it was declined (dynamic `skip`), was `null` (no
+    /// representation, as RestKit skips `NSNull`) or failed (an error is recorded: a value that is
+    /// not an object is a failed record naming where, never a record without attributes).
     func map(_ node: JSONNode, entity requested: Int, collectionIndex: Int?, injected: (slot: Int, value: Value)? = nil) -> Int? {
+        switch node.kind {
+        case .object: break
+        case .null: return nil
+        default:
+            fail("expected an object representation, found \(Self.describe(node))", entity: plan.entities[requested].name, attribute: nil)
+            return nil
+        }
         scope.representations.append(node)
         let savedIndex = scope.collectionIndex
         scope.collectionIndex = collectionIndex
@@ -312,6 +325,17 @@ final class MappingSession {
     }
 
     // MARK: Errors
+
+    /// A value's kind and a short rendering, for "expected an object" errors.
+    static func describe(_ node: JSONNode) -> String {
+        switch node.kind {
+        case .array: "an array of \(node.count) element\(node.count == 1 ? "" : "s")"
+        case .string: "string " + ValueText.short(Value(json: node))
+        case .number: "number " + ValueText.short(Value(json: node))
+        case .bool: "boolean " + ValueText.short(Value(json: node))
+        case .null, .object: ValueText.short(Value(json: node))
+        }
+    }
 
     private func fail(_ message: String, entity: String, attribute: AttributePlan?) {
         var position = renderPath()

@@ -15,6 +15,10 @@ public struct Response: Sendable {
     /// response path matches are added.
     public var parameters: [String: String]
     public var requestHeaders: [String: String]
+    /// The URL that answered, when it differs from the request's (after redirects); `nil` = `path`.
+    /// Response descriptors match it (as RestKit matches the response's URL), and
+    /// `@metadata.HTTP.response.URL` reads it.
+    public var responseURL: String?
     /// Embedder-defined metadata, under `@metadata.user.*`.
     public var userMetadata: Value
 
@@ -31,6 +35,7 @@ public struct Response: Sendable {
         self.parameters = parameters
         self.requestHeaders = requestHeaders
         self.userMetadata = userMetadata
+        self.responseURL = nil
     }
 
     /// A response with a UTF-8 body.

@@ -29,6 +29,17 @@ final class MappingPlan: Sendable {
             entities.append(try EntityPlan(entity, index: position, entityIndex: index, schema: schema, plugins: plugins))
         }
         self.entities = entities
+        // A loaded schema is validated, but its model is mutable: check what the mapping loop
+        // looks up without a fallback, so a hand-edited descriptor is an error here, not a trap there.
+        for descriptor in schema.responses {
+            guard let entity = index[descriptor.entity.value] else {
+                throw SchemaCompilationError(message: "undefined entity '\(descriptor.entity.value)'", location: descriptor.entity.location)
+            }
+            if let keyedBy = descriptor.keyedBy, entities[entity].attributeSlots[keyedBy.value] == nil {
+                throw SchemaCompilationError(message: "'\(keyedBy.value)' is not an attribute of '\(descriptor.entity.value)'",
+                                             location: keyedBy.location)
+            }
+        }
         self.basePath = schema.baseURL.flatMap { URL(string: $0)?.path }.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
     }
 }

@@ -6,6 +6,7 @@ extension Value {
     /// other number literal `.decimal` (exact), or `.number` when it has an exponent or more
     /// digits than a `Decimal` holds. Objects keep their member order.
     public init(json node: JSONNode) {
+        // The unwraps below are total: each case has checked the node's kind.
         switch node.kind {
         case .null: self = .null
         case .bool: self = .bool(node.boolValue!)

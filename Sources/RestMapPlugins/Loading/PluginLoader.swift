@@ -4,16 +4,20 @@ import RestMapPluginKit
 
 /// Opens plugin libraries with `dlopen` and reads their ABI descriptor.
 ///
+/// A library is opened only after `PluginTrust` accepted it: opening runs its code.
 /// Images are never unloaded: transformers made from them may live as long as the process.
 public enum PluginLoader {
     /// Loads the plugin library at `path` and describes it; its definitions call into the library.
+    /// - Throws: `PluginError.untrusted` (before anything of the file runs) when the file or a
+    ///   folder above it could have been written by someone other than the user or root.
     public static func load(path: String) throws(PluginError) -> PluginRegistry.PluginInfo {
         guard FileManager.default.fileExists(atPath: path) else {
             throw PluginError.notFound(
                 name: PluginSearchPath.pluginName(fromFileName: (path as NSString).lastPathComponent) ?? path,
                 searched: [(path as NSString).deletingLastPathComponent])
         }
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        let verified = try PluginTrust.verifiedPath(of: path)
+        guard let handle = dlopen(verified, RTLD_NOW | RTLD_LOCAL) else {
             throw PluginError.notAPlugin(path: path, reason: dlerror().map { String(cString: $0) } ?? "dlopen failed")
         }
         guard let symbol = dlsym(handle, RESTMAP_PLUGIN_ENTRY_SYMBOL) else {

@@ -1,49 +1,73 @@
 import Foundation
 
-/// The directories searched, in order, for a plugin named in a schema (`librestmap-<name>.so`).
+/// Where plugins named in a schema (`librestmap-<name>.so`) may be loaded from.
 ///
-/// The standard order is: the schema's own folder, each `--plugin-path` directory, each entry of
-/// `RESTMAP_PLUGIN_PATH` (colon-separated), the folder of the `restmap` binary, and
-/// `<bindir>/../lib/restmap/plugins`. The current directory is never searched implicitly: empty
-/// entries are dropped, and only a directory given explicitly (such as `.`) is searched.
+/// Only folders the *user* chose are searched: each `--plugin-path` directory, each entry of
+/// `RESTMAP_PLUGIN_PATH` (colon-separated), and the installed plugin folder
+/// `<bindir>/../lib/restmap/plugins`. The schema's folder and the current directory are never
+/// searched implicitly (empty entries are dropped; give `.` explicitly to search it): a schema is
+/// untrusted input, and loading a library runs its code.
+///
+/// The first-party plugins (`dates`, `ids`, `csv`) are reserved: they are taken only from the
+/// folder of the `restmap` binary or the installed plugin folder, and a library of the same name
+/// anywhere else is ignored (see `refusals()`).
 public struct PluginSearchPath: Sendable, Equatable {
     /// The environment variable holding extra plugin directories.
     public static let environmentVariable = "RESTMAP_PLUGIN_PATH"
 
-    /// The directories, in search order, without duplicates.
+    /// The names of the first-party plugins, which only `firstPartyDirectories` may supply.
+    public static let reservedNames: Set<String> = ["dates", "ids", "csv"]
+
+    /// The directories searched for third-party plugins, in search order, without duplicates.
     public private(set) var directories: [String]
 
-    /// A search path of exactly these directories (empty entries and duplicates dropped).
-    public init(_ directories: [String]) {
-        var seen: Set<String> = []
-        self.directories = directories.filter { !$0.isEmpty }
-            .map { ($0 as NSString).standardizingPath }
-            .filter { seen.insert($0).inserted }
+    /// The directories the first-party plugins are taken from, in search order.
+    public private(set) var firstPartyDirectories: [String]
+
+    /// Folders never searched, only looked into to explain a refusal (the schema's folder and the
+    /// current directory): a plugin found there is named in the "not found" error.
+    public private(set) var unsearchedDirectories: [String]
+
+    /// A search path of exactly these directories.
+    /// - Parameters:
+    ///   - directories: searched for third-party plugins, in order (empty entries and duplicates dropped).
+    ///   - firstPartyDirectories: where the reserved first-party plugins come from; by default the
+    ///     folder of the running executable and its installed plugin folder.
+    ///   - unsearchedDirectories: folders looked into only to explain a plugin that is not found.
+    public init(
+        _ directories: [String],
+        firstPartyDirectories: [String] = PluginSearchPath.installationDirectories(of: PluginSearchPath.executableDirectory),
+        unsearchedDirectories: [String] = []
+    ) {
+        self.directories = Self.normalized(directories)
+        self.firstPartyDirectories = Self.normalized(firstPartyDirectories)
+        let searched = Set(self.directories)
+        self.unsearchedDirectories = Self.normalized(unsearchedDirectories).filter { !searched.contains($0) }
     }
 
     /// The standard search path.
     /// - Parameters:
-    ///   - schemaDirectory: the folder of the schema being loaded, if any.
+    ///   - schemaDirectory: the folder of the schema being loaded, if any: never searched, only
+    ///     named when it holds a plugin that is not found.
     ///   - pluginPaths: directories given with `--plugin-path`.
     ///   - environment: the process environment (for `RESTMAP_PLUGIN_PATH`).
     ///   - executableDirectory: the folder of the `restmap` binary, if known.
+    ///   - currentDirectory: the current directory: never searched, only named like the schema's folder.
     public init(
         schemaDirectory: String?,
         pluginPaths: [String] = [],
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        executableDirectory: String? = PluginSearchPath.executableDirectory
+        executableDirectory: String? = PluginSearchPath.executableDirectory,
+        currentDirectory: String? = FileManager.default.currentDirectoryPath
     ) {
-        var directories: [String] = []
-        if let schemaDirectory { directories.append(schemaDirectory) }
-        directories += pluginPaths
+        var directories = pluginPaths
         if let variable = environment[Self.environmentVariable] {
             directories += variable.split(separator: ":", omittingEmptySubsequences: true).map(String.init)
         }
-        if let executableDirectory {
-            directories.append(executableDirectory)
-            directories.append((executableDirectory as NSString).appendingPathComponent("../lib/restmap/plugins"))
-        }
-        self.init(directories)
+        let installation = Self.installationDirectories(of: executableDirectory)
+        directories += installation.dropFirst()
+        self.init(directories, firstPartyDirectories: installation,
+                  unsearchedDirectories: [schemaDirectory, currentDirectory].compactMap { $0 })
     }
 
     /// The folder of the running executable (from `/proc/self/exe`), if it can be read.
@@ -52,6 +76,12 @@ public struct PluginSearchPath: Sendable, Equatable {
             return nil
         }
         return (executable as NSString).deletingLastPathComponent
+    }
+
+    /// An executable's folder and its installed plugin folder, `<bindir>/../lib/restmap/plugins`.
+    public static func installationDirectories(of executableDirectory: String?) -> [String] {
+        guard let executableDirectory else { return [] }
+        return [executableDirectory, (executableDirectory as NSString).appendingPathComponent("../lib/restmap/plugins")]
     }
 
     /// The library file name of a plugin: `librestmap-<name>.so`.
@@ -66,16 +96,34 @@ public struct PluginSearchPath: Sendable, Equatable {
         return String(fileName.dropFirst(prefix.count).dropLast(suffix.count))
     }
 
-    /// The path of the first `librestmap-<name>.so` on the search path.
-    /// - Throws: `PluginError.notFound` listing the directories searched.
-    public func locate(_ name: String) throws(PluginError) -> String {
-        guard !name.isEmpty, !name.contains("/") else { throw PluginError.notFound(name: name, searched: directories) }
-        let fileName = Self.fileName(forPlugin: name)
-        for directory in directories {
-            let path = (directory as NSString).appendingPathComponent(fileName)
-            if FileManager.default.fileExists(atPath: path) { return path }
+    /// Whether `name` is a plugin name: one or more ASCII letters, digits, `-` and `_`.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
+            default: false
+            }
         }
-        throw PluginError.notFound(name: name, searched: directories)
+    }
+
+    /// The directories a plugin of this name may come from, in order.
+    public func directories(forPlugin name: String) -> [String] {
+        Self.reservedNames.contains(name) ? firstPartyDirectories : directories
+    }
+
+    /// The path of the first `librestmap-<name>.so` in the directories the name may come from.
+    /// - Throws: `PluginError.invalidName` for a name that is not an identifier, else
+    ///   `PluginError.notFound` listing the directories searched and the copies refused.
+    public func locate(_ name: String) throws(PluginError) -> String {
+        guard Self.isValidName(name) else { throw PluginError.invalidName(name) }
+        let searched = directories(forPlugin: name)
+        let fileName = Self.fileName(forPlugin: name)
+        if let path = searched.lazy.map({ ($0 as NSString).appendingPathComponent(fileName) })
+            .first(where: { FileManager.default.fileExists(atPath: $0) }) {
+            return path
+        }
+        throw PluginError.notFound(name: name, searched: searched, untrusted: refusals().filter { $0.name == name }.map(\.path))
     }
 
     /// A plugin library found on the search path.
@@ -86,17 +134,66 @@ public struct PluginSearchPath: Sendable, Equatable {
         public var path: String
     }
 
-    /// Every `librestmap-*.so` on the search path, sorted by name; where several directories hold
-    /// the same name, only the first (the one `locate` finds) is listed.
+    /// Every plugin `locate` can find, sorted by name: each third-party `librestmap-*.so` of the
+    /// search directories and each first-party one of the first-party directories (where several
+    /// hold the same name, the first).
     public func candidates() -> [Candidate] {
         var found: [String: Candidate] = [:]
-        for directory in directories {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            for file in files.sorted() {
-                guard let name = Self.pluginName(fromFileName: file), found[name] == nil else { continue }
-                found[name] = Candidate(name: name, path: (directory as NSString).appendingPathComponent(file))
+        for (directory, reserved) in firstPartyDirectories.map({ ($0, true) }) + directories.map({ ($0, false) }) {
+            for candidate in Self.libraries(in: directory)
+            where Self.reservedNames.contains(candidate.name) == reserved && found[candidate.name] == nil {
+                found[candidate.name] = candidate
             }
         }
         return found.values.sorted { $0.name < $1.name }
+    }
+
+    /// A plugin library that is never loaded from where it lies, and why.
+    public struct Refusal: Sendable, Equatable {
+        /// The plugin name from the file name.
+        public var name: String
+        /// The library's path.
+        public var path: String
+        /// Why it is not loaded, and what would load it if that is wanted.
+        public var reason: String
+    }
+
+    /// The plugin libraries that are never loaded, sorted by path: a first-party name outside the
+    /// first-party directories, and any plugin in an unsearched folder (the schema's, the current one).
+    public func refusals() -> [Refusal] {
+        let trusted = Set(firstPartyDirectories)
+        var refusals: [Refusal] = []
+        for (directory, searched) in directories.map({ ($0, true) }) + unsearchedDirectories.map({ ($0, false) })
+        where !trusted.contains(directory) {
+            for candidate in Self.libraries(in: directory) {
+                let reason: String
+                if Self.reservedNames.contains(candidate.name) {
+                    reason = "'\(candidate.name)' is a first-party plugin, taken only from the restmap binary's folder or the installed plugin folder"
+                } else if !searched {
+                    reason = "\(directory) is not searched for plugins: pass --plugin-path \(directory) to trust it"
+                } else {
+                    continue
+                }
+                refusals.append(Refusal(name: candidate.name, path: candidate.path, reason: reason))
+            }
+        }
+        return refusals.sorted { $0.path < $1.path }
+    }
+
+    // MARK: Helpers
+
+    private static func normalized(_ directories: [String]) -> [String] {
+        var seen: Set<String> = []
+        return directories.filter { !$0.isEmpty }
+            .map { ($0 as NSString).standardizingPath }
+            .filter { seen.insert($0).inserted }
+    }
+
+    /// The `librestmap-<name>.so` files with a valid name in a directory, sorted by name.
+    private static func libraries(in directory: String) -> [Candidate] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted().compactMap { file in
+            guard let name = pluginName(fromFileName: file), isValidName(name) else { return nil }
+            return Candidate(name: name, path: (directory as NSString).appendingPathComponent(file))
+        }
     }
 }

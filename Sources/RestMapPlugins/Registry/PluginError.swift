@@ -1,7 +1,16 @@
+import Foundation
+
 /// Why a plugin could not be found, loaded or registered, or why one of its transformers failed.
 public enum PluginError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No `librestmap-<name>.so` in any directory of the search path (listed in search order).
-    case notFound(name: String, searched: [String])
+    /// No `librestmap-<name>.so` in any directory the plugin may come from (listed in search
+    /// order); `untrusted` lists copies found where plugins are not taken from (the schema's
+    /// folder, the current directory, or for a first-party plugin any other folder).
+    case notFound(name: String, searched: [String], untrusted: [String] = [])
+    /// A plugin name that is not an identifier (letters, digits, `-`, `_`).
+    case invalidName(String)
+    /// The file was refused before it was opened, so none of its code ran: who may write it or
+    /// its folders, or who owns them, makes it unsafe to load. `reason` names the offending path.
+    case untrusted(path: String, reason: String)
     /// The file exists but is not a RestMap plugin: it does not load (the loader's message) or has
     /// no entry symbol.
     case notAPlugin(path: String, reason: String)
@@ -17,11 +26,12 @@ public enum PluginError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notFound(let name, let searched):
-            let file = PluginSearchPath.fileName(forPlugin: name)
-            return searched.isEmpty
-                ? "plugin '\(name)' not found: the plugin search path is empty"
-                : "plugin '\(name)' not found: no \(file) in " + searched.joined(separator: ", ")
+        case .notFound(let name, let searched, let untrusted):
+            return Self.notFoundMessage(name: name, searched: searched, untrusted: untrusted)
+        case .invalidName(let name):
+            return "'\(name)' is not a plugin name: use letters, digits, '-' and '_'"
+        case .untrusted(let path, let reason):
+            return "refused to load \(path): \(reason)"
         case .notAPlugin(let path, let reason):
             return "\(path) is not a RestMap plugin: \(reason)"
         case .abiMismatch(let path, let expected, let found):
@@ -33,5 +43,23 @@ public enum PluginError: Error, Sendable, Equatable, CustomStringConvertible {
         case .bodyDecoderFailed(let mediaType, let message):
             return "\(mediaType) body: \(message)"
         }
+    }
+
+    private static func notFoundMessage(name: String, searched: [String], untrusted: [String]) -> String {
+        let file = PluginSearchPath.fileName(forPlugin: name)
+        var message = searched.isEmpty
+            ? "plugin '\(name)' not found: the plugin search path is empty"
+            : "plugin '\(name)' not found: no \(file) in " + searched.joined(separator: ", ")
+        if PluginSearchPath.reservedNames.contains(name) {
+            message += "; '\(name)' is a first-party plugin, loaded only from the restmap binary's folder or the installed plugin folder"
+            if !untrusted.isEmpty { message += " (ignored: \(untrusted.joined(separator: ", ")))" }
+        } else if untrusted.isEmpty {
+            message += "; the schema's folder and the current directory are not searched: pass --plugin-path DIR (or set \(PluginSearchPath.environmentVariable)) to add the folder holding it"
+        } else {
+            let folders = untrusted.map { ($0 as NSString).deletingLastPathComponent }
+            message += "; found \(untrusted.joined(separator: ", ")), in a folder that is not searched: pass "
+                + folders.map { "--plugin-path \($0)" }.joined(separator: " or ") + " to trust it"
+        }
+        return message
     }
 }

@@ -50,17 +50,22 @@ public struct PluginRegistry: Sendable {
             bodyDecoders: Plugin.bodyDecoders.map(ReportingTransformer.wrap)))
     }
 
-    /// Loads the plugin `librestmap-<name>.so` from the first directory of `searchPath` holding it,
-    /// and registers it.
+    /// Loads the plugin `librestmap-<name>.so` from the first directory of `searchPath` holding it
+    /// (for a first-party name, of its first-party directories), and registers it.
     @discardableResult
     public mutating func load(named name: String, searchPath: PluginSearchPath) throws(PluginError) -> PluginInfo {
         try load(path: searchPath.locate(name))
     }
 
-    /// Loads the plugin library at `path` and registers it.
+    /// Loads the plugin library at `path`, once `PluginTrust` accepted it, and registers it.
+    /// - Throws: `PluginError.notAPlugin` when a `librestmap-<name>.so` declares another name, so
+    ///   that no library can take the namespace of another plugin.
     @discardableResult
     public mutating func load(path: String) throws(PluginError) -> PluginInfo {
         let plugin = try PluginLoader.load(path: path)
+        if let name = PluginSearchPath.pluginName(fromFileName: (path as NSString).lastPathComponent), plugin.name != name {
+            throw PluginError.notAPlugin(path: path, reason: "it declares the plugin name '\(plugin.name)', not '\(name)'")
+        }
         try add(plugin)
         return plugin
     }

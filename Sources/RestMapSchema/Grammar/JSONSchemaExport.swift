@@ -5,7 +5,7 @@
 ///
 /// Named object shapes (entity, attribute, relationship, …) become `$defs`; choices become
 /// `anyOf`; string formats with a cheap regular expression (status, route, path pattern, key
-/// path, URL) carry it as `pattern`. Output is deterministic: keys in a fixed order, `$defs`
+/// path, URL, plugin name) carry it as `pattern`. Output is deterministic: keys in a fixed order, `$defs`
 /// sorted by name, two-space indentation, a final newline.
 public enum JSONSchemaExport {
     /// The JSON Schema document of `shape` (by default the whole schema language).
@@ -41,6 +41,7 @@ public enum JSONSchemaExport {
         // Segments of unescaped non-dot characters or escapes, one dot between: no empty segment.
         case .keyPath: #"^(?:[^.\\]|\\.)+(?:\.(?:[^.\\]|\\.)+)*$"#
         case .url: "^[Hh][Tt][Tt][Pp][Ss]?://[^/]"
+        case .pluginName: "^[A-Za-z0-9_-]+$"
         case .text, .entityName: nil
         }
     }

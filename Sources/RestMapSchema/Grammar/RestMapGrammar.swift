@@ -12,8 +12,9 @@ public enum RestMapGrammar {
     static let status = Shape.choice([.string(.status), .list(.string(.status))])
     static let secret = Shape.choice([
         .string(.text),
-        .object(ObjectShape("secret", "A value read from the environment or given inline.", [
+        .object(ObjectShape("secret", "A secret read from the environment, a file, or given inline; never printed.", [
             Property("env", .string(.text), "Name of the environment variable holding the value."),
+            Property("file", .string(.text), "File holding the value (relative to the schema's folder); whitespace around it is dropped."),
             Property("value", .string(.text), "The value itself."),
         ])),
     ])
@@ -80,16 +81,63 @@ public enum RestMapGrammar {
         Property("format", .enumeration(["json", "form"]), "Body encoding; default json."),
     ])
 
+    /// Pagination styles.
+    public static let paginationKinds = ["page", "offset", "cursor", "link"]
+
     static let pagination = ObjectShape("pagination", "How pages of a collection are fetched.", [
-        Property("kind", .enumeration(["page", "offset", "cursor", "link"]), required: true, "Pagination style."),
-        Property("path", .string(.pathPattern), "Path pattern of a page: :perPage, :currentPage, :offset, :cursor."),
+        Property("kind", .enumeration(paginationKinds), required: true, "Pagination style."),
+        Property("path", .string(.pathPattern), "Path pattern of a page: :perPage, :currentPage, :offset, :cursor and route parameters."),
+        Property("query", .dictionary(.string(.text)),
+                 "Query parameters added to each page request: name: template with :currentPage, :perPage, :offset, :cursor."),
+        Property("pageSize", .integer(minimum: 1), "Page size to ask for (:perPage)."),
+        Property("firstPage", .integer(minimum: 0), "Number of the first page (kind: page); default 1."),
         Property("perPage", keyPath, "Key path of the page size."),
         Property("currentPage", keyPath, "Key path of the current page number."),
         Property("pageCount", keyPath, "Key path of the number of pages."),
         Property("objectCount", keyPath, "Key path of the number of objects."),
         Property("cursor", keyPath, "Key path of the next cursor (kind: cursor)."),
         Property("cursorHeader", .string(.text), "Response header holding the next cursor (kind: cursor)."),
+        Property("next", keyPath, "Key path of the next page's URL in the body (kind: link), besides the Link header."),
         Property("maxPages", .integer(minimum: 1), "Stop after this many pages."),
+    ])
+
+    static let auth = ObjectShape("auth", "Request authentication: one kind. Credentials go only to the base URL's origin.", [
+        Property("bearer", secret, "Bearer token: Authorization: Bearer <token>."),
+        Property("basic", .object(ObjectShape("basic", "HTTP basic authentication.", [
+            Property("username", secret, required: true, "User name."),
+            Property("password", secret, required: true, "Password."),
+        ])), "Basic authentication."),
+        Property("apiKey", .object(ObjectShape("apiKey", "An API key in a header or a query parameter.", [
+            Property("name", .string(.text), required: true, "Header or query parameter name."),
+            Property("in", .enumeration(["header", "query"]), "Where the key goes; default header."),
+            Property("value", secret, required: true, "The key."),
+        ])), "API key."),
+        Property("session", .object(ObjectShape("session", "A session token obtained from a login route.", [
+            Property("route", .string(.text), required: true, "Named route of the login request."),
+            Property("credentials", .dictionary(secret), required: true, "Body fields of the login request: name: secret."),
+            Property("token", keyPath, required: true, "Key path of the token in the login response."),
+            Property("header", .string(.text), "Header carrying the token; default Authorization."),
+            Property("prefix", .string(.text), "Text before the token in the header; default \"Bearer \"."),
+            Property("format", .enumeration(["json", "form"]), "Login body encoding; default json."),
+        ])), "Session token from a login route; a 401 logs in again once."),
+    ])
+
+    static let client = ObjectShape("client", "How the REST client talks to the service.", [
+        Property("timeouts", .object(ObjectShape("timeouts", "Timeouts in seconds.", [
+            Property("connect", .integer(minimum: 1), "Seconds to connect; default 10."),
+            Property("read", .integer(minimum: 1), "Seconds without a byte from the server; default 30."),
+            Property("request", .integer(minimum: 1), "Seconds for one whole exchange; default 300."),
+        ])), "Timeouts."),
+        Property("retry", .object(ObjectShape("retry", "Retries of connection errors, 429, 502, 503 and 504.", [
+            Property("attempts", .integer(minimum: 1), "Attempts per request, the first included; default 4."),
+            Property("delay", .integer(minimum: 0), "First backoff delay in milliseconds, doubled per attempt with jitter; default 250."),
+            Property("maxSeconds", .integer(minimum: 1), "Seconds all attempts of a request may take; default 60."),
+            Property("allMethods", .boolean, "Retry POST and PATCH too; default false (idempotent methods only)."),
+        ])), "Retries."),
+        Property("maxBody", .integer(minimum: 1), "Largest response body in bytes, after decompression; default 268435456 (256 MB)."),
+        Property("maxHeaders", .integer(minimum: 1), "Largest response head in bytes; default 65536."),
+        Property("cache", .boolean, "Revalidate with ETag / Last-Modified and reuse unchanged results; default true."),
+        Property("trustedOrigins", .list(.string(.url)), "Other origins (scheme://host:port) that receive credentials and may be paged into."),
     ])
 
     static let route = Shape.choice([
@@ -117,15 +165,10 @@ public enum RestMapGrammar {
         Property("restmap", .integer(minimum: 1), required: true, "Format version: 1."),
         Property("name", .string(.text), "Name of the API."),
         Property("baseURL", .string(.url), "Base URL; request paths are relative to it."),
-        Property("plugins", .list(.string(.text)), "Transformer plugins to load, by name."),
+        Property("plugins", .list(.string(.pluginName)), "Plugins to load, by name: letters, digits, '-' and '_'."),
         Property("headers", .dictionary(.string(.text)), "Headers sent with every request."),
-        Property("auth", .object(ObjectShape("auth", "Request authentication.", [
-            Property("bearer", secret, "Bearer token."),
-            Property("basic", .object(ObjectShape("basic", "HTTP basic authentication.", [
-                Property("username", secret, required: true, "User name."),
-                Property("password", secret, required: true, "Password."),
-            ])), "Basic authentication."),
-        ])), "Authentication."),
+        Property("auth", .object(auth), "Authentication."),
+        Property("client", .object(client), "Timeouts, retries, limits, caching and trusted origins of the client."),
         Property("entities", .dictionary(.object(entity)), required: true, "Record shapes by name."),
         Property("responses", .list(.object(response)), "Response descriptors."),
         Property("errors", .list(.object(errorDescriptor)), "Error descriptors."),

@@ -21,14 +21,14 @@ public indirect enum Shape: Sendable {
 
     /// The syntax a string must follow.
     public enum StringFormat: String, Sendable {
-        case text, keyPath, pathPattern, route, status, url, entityName
+        case text, keyPath, pathPattern, route, status, url, entityName, pluginName
 
         /// Whether a plain number is read as its text: a key path may be an array index, a
         /// header a version number, a status a code; names, routes, patterns and URLs may not.
         public var acceptsNumbers: Bool {
             switch self {
             case .text, .keyPath, .status: true
-            case .pathPattern, .route, .url, .entityName: false
+            case .pathPattern, .route, .url, .entityName, .pluginName: false
             }
         }
     }
@@ -46,7 +46,8 @@ public indirect enum Shape: Sendable {
         case .choice:
             var kinds: [String] = []
             for kind in alternativeKinds where !kinds.contains(kind) { kinds.append(kind) }
-            return kinds.count == 1 ? kinds[0] : kinds.dropLast().joined(separator: ", ") + " or " + kinds.last!
+            guard let last = kinds.last, kinds.count > 1 else { return kinds.first ?? "a value" }
+            return kinds.dropLast().joined(separator: ", ") + " or " + last
         }
     }
 }

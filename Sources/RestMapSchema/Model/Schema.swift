@@ -24,8 +24,13 @@ public struct Schema: Sendable {
     /// Named routes in file order.
     public var routes: [NamedRoute]
     public var requests: [RequestDescriptor]
-    /// The raw `pagination:` and `store:` sections (validated structurally).
-    public var pagination: SchemaNode?
+    /// The default pagination of collections; a named route may override it.
+    public var pagination: Pagination?
+    /// How requests authenticate.
+    public var auth: Authentication?
+    /// Timeouts, retries, limits, caching and trusted origins of the client.
+    public var client: ClientSettings
+    /// The raw `store:` section (validated structurally).
     public var store: SchemaNode?
     /// The whole document as loaded.
     public var root: SchemaNode
@@ -182,6 +187,8 @@ public struct NamedRoute: Sendable {
     public var location: SourceLocation
     public var method: String
     public var pattern: PathPattern
+    /// This route's own pagination, overriding the schema's.
+    public var pagination: Pagination?
 }
 
 /// Body encoding of a request.

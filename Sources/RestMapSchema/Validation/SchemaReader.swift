@@ -65,6 +65,12 @@ final class SchemaReader {
             }
         }
         let plugins = (root["plugins"]?.sequence ?? []).compactMap { node in node.scalarText.map { Located($0, at: node.location) } }
+        for node in root["plugins"]?.sequence ?? [] {
+            if let name = node.stringValue, !Self.isPluginName(name) {
+                // A plugin name becomes part of a file name: nothing may make it a path.
+                diagnostics.append(.error("'\(name)' is not a plugin name: use letters, digits, '-' and '_'", at: node.textLocation))
+            }
+        }
         var headers: [String: String] = [:]
         for pair in root["headers"]?.mapping ?? [] {
             if let key = pair.key.scalarText, let value = pair.value.scalarText { headers[key] = value }
@@ -73,14 +79,14 @@ final class SchemaReader {
         var schema = Schema(
             file: file, version: version, name: root["name"]?.scalarText, baseURL: root["baseURL"]?.stringValue,
             plugins: plugins, headers: headers, entities: [], responses: [], errors: [], routes: [], requests: [],
-            pagination: root["pagination"], store: root["store"], root: root)
+            pagination: readPagination(root["pagination"]), auth: nil, client: readClient(root["client"]),
+            store: root["store"], root: root)
         schema.entities = (root["entities"]?.mapping ?? []).compactMap { readEntity($0, plugins: Set(plugins.map(\.value))) }
         schema.responses = (root["responses"]?.sequence ?? []).compactMap(readResponse)
         schema.errors = (root["errors"]?.sequence ?? []).compactMap(readError)
         schema.routes = (root["routes"]?.mapping ?? []).compactMap(readNamedRoute)
         schema.requests = (root["requests"]?.sequence ?? []).compactMap(readRequest)
-        readPagination(root["pagination"])
-        for route in root["routes"]?.mapping ?? [] { readPagination(route.value["pagination"]) }
+        schema.auth = readAuth(root["auth"], routes: schema.routes)
 
         SemanticChecks(schema: schema).run(into: &diagnostics)
         return schema
@@ -97,6 +103,11 @@ final class SchemaReader {
     }
 
     // MARK: Small syntaxes
+
+    /// Whether `name` is a plugin name: one or more ASCII letters, digits, `-` and `_`.
+    static func isPluginName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "-" || $0 == "_") }
+    }
 
     func keyPath(_ node: SchemaNode?) -> KeyPath? {
         guard let node else { return nil }
@@ -166,10 +177,133 @@ final class SchemaReader {
         return RouteSpecification(method: method == "ANY" ? nil : method, pattern: pattern)
     }
 
-    func readPagination(_ node: SchemaNode?) {
-        guard let node, node.mapping != nil else { return }
-        _ = pathPattern(node["path"])
-        for key in ["perPage", "currentPage", "pageCount", "objectCount", "cursor"] { _ = keyPath(node[key]) }
+    func readPagination(_ node: SchemaNode?) -> Pagination? {
+        guard let node, node.mapping != nil else { return nil }
+        let path = pathPattern(node["path"])
+        var query: [QueryParameter]?
+        if let pairs = node["query"]?.mapping {
+            query = pairs.compactMap { pair in
+                guard let name = pair.key.scalarText, let template = pair.value.scalarText else { return nil }
+                return QueryParameter(name: name, template: template)
+            }
+        }
+        guard let kind = node["kind"]?.stringValue.flatMap(PaginationKind.init(rawValue:)) else { return nil }
+        var pagination = Pagination(
+            kind: kind, location: node.location, path: path, query: query, pageSize: node["pageSize"]?.intValue,
+            firstPage: node["firstPage"]?.intValue ?? 1, perPage: keyPath(node["perPage"]), currentPage: keyPath(node["currentPage"]),
+            pageCount: keyPath(node["pageCount"]), objectCount: keyPath(node["objectCount"]), cursor: keyPath(node["cursor"]),
+            cursorHeader: node["cursorHeader"]?.scalarText, next: keyPath(node["next"]), maxPages: node["maxPages"]?.intValue)
+        checkPaginationFields(node, &pagination)
+        return pagination
+    }
+
+    /// Fields that mean nothing for the kind, and placeholders the kind never fills, are errors.
+    private func checkPaginationFields(_ node: SchemaNode, _ pagination: inout Pagination) {
+        let fieldsByKind: [PaginationKind: Set<String>] = [
+            .page: ["firstPage", "perPage", "currentPage", "pageCount", "objectCount"],
+            .offset: ["perPage", "objectCount", "pageCount"],
+            .cursor: ["cursor", "cursorHeader"],
+            .link: ["next"],
+        ]
+        let kindFields = Set(fieldsByKind.values.flatMap { $0 })
+        for pair in node.mapping ?? [] {
+            guard let key = pair.key.scalarText, kindFields.contains(key), fieldsByKind[pagination.kind]?.contains(key) != true else { continue }
+            let kinds = PaginationKind.allCases.filter { fieldsByKind[$0]?.contains(key) == true }.map(\.rawValue)
+            error("'\(key)' does not apply to pagination kind '\(pagination.kind.rawValue)' (it belongs to \(kinds.joined(separator: " and ")))", at: pair.key)
+        }
+        let placeholders: [PaginationKind: Set<String>] = [
+            .page: ["currentPage", "perPage"], .offset: ["offset", "perPage"], .cursor: ["cursor", "perPage"], .link: ["perPage"],
+        ]
+        let allowed = placeholders[pagination.kind] ?? []
+        for pair in node["query"]?.mapping ?? [] {
+            guard let template = pair.value.scalarText else { continue }
+            for name in QueryParameter(name: "", template: template).placeholders where !allowed.contains(name) {
+                error("':\(name)' is not a placeholder of pagination kind '\(pagination.kind.rawValue)' (use \(allowed.sorted().map { ":" + $0 }.joined(separator: ", ")))", at: pair.value)
+            }
+            if template.contains(":perPage"), pagination.pageSize == nil {
+                error("':perPage' needs 'pageSize' in the same pagination", at: pair.value)
+            }
+        }
+        if pagination.kind == .cursor, pagination.cursor == nil, pagination.cursorHeader == nil {
+            error("pagination kind 'cursor' needs 'cursor' (a key path) or 'cursorHeader'", at: node)
+        }
+    }
+
+    func readSecret(_ node: SchemaNode?) -> Secret? {
+        guard let node else { return nil }
+        if let text = node.scalarText { return .inline(text) }
+        let sources = ["env", "file", "value"].filter { node[$0] != nil }
+        guard sources.count == 1 else {
+            error("a secret takes exactly one of env, file or value", at: node)
+            return nil
+        }
+        let text = node[sources[0]]?.scalarText ?? ""
+        switch sources[0] {
+        case "env": return .environment(text)
+        case "file": return .file(text)
+        default: return .inline(text)
+        }
+    }
+
+    func readAuth(_ node: SchemaNode?, routes: [NamedRoute]) -> Authentication? {
+        guard let node, let pairs = node.mapping else { return nil }
+        guard pairs.count == 1, let pair = pairs.first, let kind = pair.key.scalarText else {
+            if pairs.count > 1 { error("auth takes one kind (bearer, basic, apiKey or session), found \(pairs.count)", at: pairs[1].key) }
+            return nil
+        }
+        let value = pair.value
+        switch kind {
+        case "bearer":
+            return readSecret(value).map(Authentication.bearer)
+        case "basic":
+            guard let username = readSecret(value["username"]), let password = readSecret(value["password"]) else { return nil }
+            return .basic(username: username, password: password)
+        case "apiKey":
+            guard let name = value["name"]?.scalarText, let secret = readSecret(value["value"]) else { return nil }
+            let placement = value["in"]?.stringValue.flatMap(APIKeyPlacement.init(rawValue:)) ?? .header
+            return .apiKey(name: name, placement: placement, value: secret)
+        case "session":
+            guard let routeNode = value["route"], let route = routeNode.scalarText, let token = keyPath(value["token"]) else { return nil }
+            if !routes.contains(where: { $0.name == route }) {
+                error("no route named '\(route)' for the login\(Suggestions.hint(for: route, in: routes.map(\.name)))", at: routeNode)
+            }
+            var credentials: [String: Secret] = [:]
+            for field in value["credentials"]?.mapping ?? [] {
+                if let name = field.key.scalarText, let secret = readSecret(field.value) { credentials[name] = secret }
+            }
+            return .session(SessionLogin(
+                route: route, credentials: credentials, token: token, header: value["header"]?.scalarText ?? "Authorization",
+                prefix: value["prefix"]?.scalarText ?? "Bearer ",
+                format: value["format"]?.stringValue.flatMap(RequestFormat.init(rawValue:)) ?? .json))
+        default:
+            return nil
+        }
+    }
+
+    func readClient(_ node: SchemaNode?) -> ClientSettings {
+        var settings = ClientSettings()
+        guard let node, node.mapping != nil else { return settings }
+        settings.connectTimeout = node["timeouts"]?["connect"]?.intValue
+        settings.readTimeout = node["timeouts"]?["read"]?.intValue
+        settings.requestTimeout = node["timeouts"]?["request"]?.intValue
+        settings.retryAttempts = node["retry"]?["attempts"]?.intValue
+        settings.retryDelayMilliseconds = node["retry"]?["delay"]?.intValue
+        settings.retryMaxSeconds = node["retry"]?["maxSeconds"]?.intValue
+        settings.retryAllMethods = node["retry"]?["allMethods"]?.boolValue ?? false
+        settings.maxBodyBytes = node["maxBody"]?.intValue
+        settings.maxHeaderBytes = node["maxHeaders"]?.intValue
+        settings.cache = node["cache"]?.boolValue ?? true
+        for item in node["trustedOrigins"]?.sequence ?? [] {
+            guard let text = item.stringValue else { continue }
+            let url = URL(string: text)
+            guard let scheme = url?.scheme?.lowercased(), ["http", "https"].contains(scheme), url?.host != nil,
+                  (url?.path ?? "").isEmpty || url?.path == "/", url?.query == nil else {
+                error("a trusted origin is scheme://host[:port] with nothing after it, found '\(text)'", at: item)
+                continue
+            }
+            settings.trustedOrigins.append(Located(text, at: item.textLocation))
+        }
+        return settings
     }
 
     // MARK: Entities
@@ -273,7 +407,7 @@ final class SchemaReader {
         guard let catalog = options.transformers else { return }
         if let plugin = step.pluginName, !catalog.loadedPlugins.contains(plugin) { return }  // reported where plugins load
         guard let arguments = catalog.transformers[step.name] else {
-            let names = catalog.transformers.keys.filter { step.pluginName == nil || $0.hasPrefix(step.pluginName! + ".") }
+            let names = catalog.transformers.keys.filter { name in step.pluginName.map { name.hasPrefix($0 + ".") } ?? true }
             let owner = step.pluginName.map { "plugin '\($0)' has no transformer" } ?? "unknown transformer"
             diagnostics.append(.error("\(owner) '\(step.name)'\(Suggestions.hint(for: step.name, in: names))", at: step.location))
             return
@@ -341,7 +475,7 @@ final class SchemaReader {
         let otherwise: DynamicFallback = switch node["otherwise"]?.stringValue {
         case nil, "skip": .skip
         case "error": .error
-        case let name?: .entity(Located(name, at: node["otherwise"]!.textLocation))
+        case let name?: .entity(Located(name, at: node["otherwise"]!.textLocation))  // Total: the case read its string.
         }
         return DynamicEntity(by: by, cases: cases, otherwise: otherwise)
     }
@@ -367,10 +501,11 @@ final class SchemaReader {
         guard let name = pair.key.scalarText else { return nil }
         if pair.value.mapping != nil {
             guard let pattern = pathPattern(pair.value["path"]) else { return nil }
-            return NamedRoute(name: name, location: pair.key.location, method: pair.value["method"]?.stringValue ?? "GET", pattern: pattern)
+            return NamedRoute(name: name, location: pair.key.location, method: pair.value["method"]?.stringValue ?? "GET", pattern: pattern,
+                              pagination: readPagination(pair.value["pagination"]))
         }
         guard let spec = route(pair.value) else { return nil }
-        return NamedRoute(name: name, location: pair.key.location, method: spec.method ?? "GET", pattern: spec.pattern)
+        return NamedRoute(name: name, location: pair.key.location, method: spec.method ?? "GET", pattern: spec.pattern, pagination: nil)
     }
 
     func readRequest(_ node: SchemaNode) -> RequestDescriptor? {

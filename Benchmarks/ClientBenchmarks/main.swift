@@ -1,0 +1,102 @@
+import Foundation
+
+// `restmap get --all-pages` over loopback against the sample server, versus a Python peer
+// (urllib + json, the same mapping) in the same run. Reports ratios of wall-clock times.
+//
+//   swift build -c release && .build/release/ClientBenchmarks [--repositories N] [--articles N] [--runs N]
+
+let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+let benchmarkFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+let repository = benchmarkFolder.deletingLastPathComponent().deletingLastPathComponent()
+
+func option(_ name: String, _ fallback: Int) -> Int {
+    guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count,
+          let value = Int(CommandLine.arguments[index + 1]) else { return fallback }
+    return value
+}
+
+let repositories = option("--repositories", 20_000)
+let articles = option("--articles", 20_000)
+let runs = option("--runs", 3)
+
+/// Runs a process to its end; returns the seconds it took and the lines it printed.
+func timed(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, lines: Int) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = repository
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    let started = DispatchTime.now()
+    try process.run()
+    var lines = 0
+    while true {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        lines += chunk.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+    }
+    process.waitUntilExit()
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+    guard process.terminationStatus == 0 else {
+        throw NSError(domain: "benchmark", code: Int(process.terminationStatus),
+                      userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments) exited \(process.terminationStatus)"])
+    }
+    return (seconds, lines)
+}
+
+// Start the server.
+let server = Process()
+server.executableURL = folder.appendingPathComponent("restmap-sample-server")
+server.arguments = ["--port", "0", "--repositories", "\(repositories)", "--articles", "\(articles)"]
+server.currentDirectoryURL = repository
+let serverOutput = Pipe()
+server.standardOutput = serverOutput
+server.standardError = FileHandle.nullDevice
+try server.run()
+var banner = Data()
+while !banner.contains(10) {
+    let chunk = serverOutput.fileHandleForReading.availableData
+    if chunk.isEmpty { break }
+    banner += chunk
+}
+let listening = String(decoding: banner, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+guard listening.hasPrefix("listening on ") else { fatalError("the sample server did not start: \(listening)") }
+let base = String(listening.dropFirst("listening on ".count))
+defer { server.terminate() }
+
+let restmap = folder.appendingPathComponent("restmap").path
+let schema = benchmarkFolder.appendingPathComponent("repositories.yaml").path
+let peer = benchmarkFolder.appendingPathComponent("peer.py").path
+
+struct Scenario {
+    var title: String
+    var restmapArguments: [String]
+    var peerArguments: [String]
+}
+
+let scenarios = [
+    Scenario(title: "\(repositories) GitHub-like repositories, Link pages of 100, --concurrency 1",
+             restmapArguments: ["repositories", "--param", "login=octocat"], peerArguments: ["repositories"]),
+    Scenario(title: "\(articles) articles, numbered pages of 100, --concurrency 1",
+             restmapArguments: ["articles", "--concurrency", "1"], peerArguments: ["articles"]),
+    Scenario(title: "\(articles) articles, numbered pages of 100, --concurrency 4",
+             restmapArguments: ["articles", "--concurrency", "4"], peerArguments: ["articles"]),
+]
+
+print("restmap get --all-pages vs Python urllib + json, same mapping, loopback sample server, median of \(runs) runs")
+print("| scenario | restmap | Python peer | ratio |")
+print("|---|---|---|---|")
+for scenario in scenarios {
+    var ours: [Double] = [], theirs: [Double] = []
+    for _ in 0..<runs {
+        let a = try timed(restmap, ["get", "--schema", schema, "--base-url", base, "--all-pages", "--format", "ndjson"]
+                          + scenario.restmapArguments)
+        let b = try timed("/usr/bin/env", ["python3", peer] + scenario.peerArguments + [base])
+        guard a.lines == b.lines else { fatalError("\(scenario.title): restmap printed \(a.lines) records, the peer \(b.lines)") }
+        ours.append(a.seconds)
+        theirs.append(b.seconds)
+    }
+    let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+    print(String(format: "| %@ | %.2f s | %.2f s | **%.1f×** |", scenario.title, median(ours), median(theirs), median(theirs) / median(ours)))
+}

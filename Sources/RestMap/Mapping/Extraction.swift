@@ -1,0 +1,30 @@
+import RestMapJSON
+import RestMapSchema
+
+extension Mapper {
+    /// Maps a response and reads more key paths from the same document (a page count, a next
+    /// cursor), so the body is parsed once. A value is `nil` when its key path holds nothing.
+    public func map(_ response: Response, options: MappingOptions = .init(), extracting keyPaths: [KeyPath])
+        throws(MappingFailure) -> (result: MappingResult, values: [Value?]) {
+        let (result, document) = try mapAndKeepDocument(response, options: options)
+        return (result, document.map { values(at: keyPaths, in: $0, response: response) } ?? keyPaths.map { _ in nil })
+    }
+
+    /// Reads key paths from a response body (decoded by its media type) without mapping it: a
+    /// login response's token, for example.
+    public func values(at keyPaths: [KeyPath], in response: Response) throws(MappingFailure) -> [Value?] {
+        values(at: keyPaths, in: try parse(response), response: response)
+    }
+
+    private func values(at keyPaths: [KeyPath], in document: JSONDocument, response: Response) -> [Value?] {
+        let scope = EvaluationScope(
+            representations: [document.root], root: document.root,
+            metadata: Metadata(request: response, routeName: nil, routingParameters: response.parameters),
+            collectionIndex: nil, rootKeyPath: "")
+        return keyPaths.map { path in
+            let value = KeyPathEvaluator.evaluate(path, in: scope).value
+            if case .null? = value { return nil }
+            return value
+        }
+    }
+}

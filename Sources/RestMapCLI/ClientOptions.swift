@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import RestMap
+import RestMapClient
+
+/// Options `get` and `send` share: the schema, the base URL, headers, limits, logging.
+struct ClientOptions: ParsableArguments {
+    @Option(name: .long, help: "The schema file.")
+    var schema: String
+
+    @Option(name: .customLong("base-url"), help: "The service's base URL (default: the schema's baseURL).")
+    var baseURL: String?
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A route parameter (:name in the path).", valueName: "name=value"))
+    var param: [String] = []
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A request header.", valueName: "name:value"))
+    var header: [String] = []
+
+    @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest response body in bytes, after decompression (default 256 MB).", valueName: "bytes"))
+    var maxBody: Int?
+
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Keep ETag / Last-Modified validators and bodies in this folder.", valueName: "dir"))
+    var cacheDirectory: String?
+
+    @Flag(name: .long, help: "Log every request (method, URL, status, bytes, time) on standard error; secrets are redacted.")
+    var verbose = false
+
+    @OptionGroup var plugins: PluginOptions
+
+    /// Starts logging (RESTMAP_LOG, `--verbose`), loads the schema and builds the client.
+    func makeClient() throws -> RestMapClient {
+        var problems: [String] = []
+        var levels = RestMapLogging.Levels(parsing: ProcessInfo.processInfo.environment["RESTMAP_LOG"] ?? "", problems: &problems)
+        if verbose, levels.perLabel["client"] == nil { levels.perLabel["client"] = .debug }
+        RestMapLogging.bootstrap(levels)
+        for problem in problems { Terminal.error("restmap: \(problem)\n") }
+
+        let mapper: Mapper
+        do { mapper = try Mapper(contentsOf: schema, pluginPaths: plugins.pluginPaths) } catch {
+            Terminal.error(error.description + "\n")
+            throw ExitCode.failure
+        }
+        var configuration = ClientConfiguration(schema: mapper.schema)
+        if let baseURL { configuration.baseURL = baseURL }
+        if let maxBody {
+            guard maxBody > 0 else { throw ValidationError("--max-body must be a positive number of bytes") }
+            configuration.maxBodyBytes = maxBody
+        }
+        if let cacheDirectory { configuration.cacheDirectory = cacheDirectory }
+        configuration.headers = try Pairs.parse(header, separator: ":", option: "--header")
+        do { return try RestMapClient(mapper: mapper, configuration: configuration) } catch {
+            Terminal.error("restmap: \(error)\n")
+            throw ExitCode(error.exitStatus)
+        }
+    }
+
+    var parameters: [String: String] {
+        get throws { try Pairs.parse(param, separator: "=", option: "--param") }
+    }
+}
+
+/// `name=value` and `name:value` options.
+enum Pairs {
+    static func parse(_ items: [String], separator: Character, option: String) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for item in items {
+            guard let index = item.firstIndex(of: separator) else {
+                throw ValidationError("\(option) takes name\(separator)value, found '\(item)'")
+            }
+            result[String(item[..<index]).trimmingCharacters(in: .whitespaces)] =
+                String(item[item.index(after: index)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return result
+    }
+}
+
+/// Whether a command-line target names a path (`/users/octocat`, a full URL) rather than a route.
+func isPath(_ target: String) -> Bool {
+    target.hasPrefix("/") || target.hasPrefix("http://") || target.hasPrefix("https://")
+}

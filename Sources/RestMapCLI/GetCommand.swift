@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import RestMap
+import RestMapClient
+
+/// `restmap get`: fetches a route or path, follows its pages, and prints the mapped records.
+struct GetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Fetch a route or path from the service and print the mapped records.",
+        discussion: """
+            TARGET is a named route of the schema or a path relative to the base URL (starting with '/'). \
+            Without --all-pages only the first page is fetched. A final line on standard error says how many \
+            pages and records came and why the run stopped. Exit status: 0 success, 1 an error response or \
+            records that failed to map, 3 a transport failure (after retries), a refused redirect or an exceeded limit.
+            """
+    )
+
+    @OptionGroup var client: ClientOptions
+
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("A query parameter added to the request.", valueName: "name=value"))
+    var query: [String] = []
+
+    @Flag(name: .customLong("all-pages"), help: "Follow the pagination to its end.")
+    var allPages = false
+
+    @Option(name: .customLong("max-pages"), help: "Stop after this many pages.")
+    var maxPages: Int?
+
+    @Option(name: .long, help: "Pages fetched at once when the page count is known up front (page and offset kinds).")
+    var concurrency = 1
+
+    @Option(name: .long, help: "Output format: json, ndjson (streams page by page) or csv.")
+    var format: MapCommand.OutputFormat = .json
+
+    @Flag(name: .long, help: "Indent JSON output.")
+    var pretty = false
+
+    @Argument(help: ArgumentHelp("A route name or a path.", valueName: "TARGET"))
+    var target: String
+
+    func validate() throws {
+        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
+        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+    }
+
+    func run() async throws {
+        let client = try self.client.makeClient()
+        let status = await fetch(with: client)
+        await client.shutdown()
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    private func fetch(with client: RestMapClient) async -> Int32 {
+        let limit = allPages ? maxPages : 1
+        let pages: PageSequence
+        do {
+            let query = try Pairs.parse(self.query, separator: "=", option: "--query")
+            pages = isPath(target)
+                ? client.pages(path: target, query: query, maxPages: limit, concurrency: concurrency)
+                : client.pages(route: target, parameters: try self.client.parameters, query: query, maxPages: limit, concurrency: concurrency)
+        } catch {
+            Terminal.error("restmap: \(error)\n")
+            return 1
+        }
+        var progress = Progress()
+        var collected: [Record] = []
+        var failedRecords = 0
+        do {
+            for try await page in pages {
+                progress.add(page)
+                for error in page.response.result.errors { Terminal.error("restmap: record failed: \(page.response.url): \(error)\n") }
+                failedRecords += page.response.result.errors.count
+                if format == .ndjson { Terminal.out(RecordWriter.ndjson(page.records)) } else { collected += page.records }
+                if let reason = page.stopReason { progress.stopReason = reason }
+            }
+        } catch {
+            progress.finish()
+            printCollected(collected)
+            let clientError = error as? ClientError
+            Terminal.error("restmap: \(error)\n")
+            return clientError?.exitStatus ?? 3
+        }
+        progress.finish()
+        printCollected(collected)
+        Terminal.error("restmap: \(progress.summary)\n")
+        return failedRecords > 0 ? 1 : 0
+    }
+
+    private func printCollected(_ records: [Record]) {
+        switch format {
+        case .json: Terminal.out(RecordWriter.json(records, pretty: pretty) + "\n")
+        case .ndjson: break
+        case .csv: Terminal.out(RecordWriter.csv(records))
+        }
+    }
+}
+
+/// Pages, records and bytes so far; a progress line on standard error when it is a terminal.
+struct Progress {
+    var pages = 0
+    var records = 0
+    var bytes = 0
+    var stopReason: StopReason?
+    private let started = ContinuousClock.now
+    private let isTerminal = isatty(2) == 1
+
+    mutating func add(_ page: Page) {
+        pages += 1
+        records += page.records.count
+        bytes += page.response.bodyBytes
+        guard isTerminal else { return }
+        let seconds = max(0.001, Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+            + Double((ContinuousClock.now - started).components.seconds))
+        Terminal.error(String(format: "\r\u{1B}[K%d pages, %d records, %.1f MB, %.1f MB/s", pages, records,
+                              Double(bytes) / 1e6, Double(bytes) / 1e6 / seconds))
+    }
+
+    func finish() {
+        if isTerminal, pages > 0 { Terminal.error("\r\u{1B}[K") }
+    }
+
+    var summary: String {
+        "\(pages) page\(pages == 1 ? "" : "s"), \(records) record\(records == 1 ? "" : "s"), stopped: \(stopReason?.description ?? "unknown")"
+    }
+}

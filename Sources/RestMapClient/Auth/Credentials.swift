@@ -1,0 +1,94 @@
+import Foundation
+import RestMap
+import RestMapSchema
+
+/// Secrets read for one client, and where they may go. Credentials are added only to requests
+/// whose origin is the base URL's or a trusted one; nothing here is ever printed.
+struct Credentials: Sendable {
+    /// Headers that carry a credential.
+    var headers: [String: String] = [:]
+    /// Query parameters that carry a credential.
+    var query: [String: String] = [:]
+    /// Origins that receive them.
+    var origins: Set<Origin>
+
+    /// Every secret value, for redaction.
+    var secrets: [String] { Array(headers.values) + Array(query.values) }
+
+    /// Reads the secrets of an `auth:` (a session's token comes later, from its login).
+    init(auth: Authentication?, origins: Set<Origin>, configuration: ClientConfiguration) throws(ClientError) {
+        self.origins = origins
+        switch auth {
+        case nil, .session?:
+            break
+        case .bearer(let secret)?:
+            headers["Authorization"] = "Bearer " + (try Self.read(secret, configuration))
+        case .basic(let username, let password)?:
+            let pair = (try Self.read(username, configuration)) + ":" + (try Self.read(password, configuration))
+            headers["Authorization"] = "Basic " + Data(pair.utf8).base64EncodedString()
+        case .apiKey(let name, let placement, let secret)?:
+            let value = try Self.read(secret, configuration)
+            switch placement {
+            case .header: headers[name] = value
+            case .query: query[name] = value
+            }
+        }
+    }
+
+    /// Whether a URL may receive the credentials.
+    func admits(_ url: URL) -> Bool {
+        Origin(url).map(origins.contains) ?? false
+    }
+
+    /// A secret's value. The error names where it was looked for, never a value.
+    static func read(_ secret: Secret, _ configuration: ClientConfiguration) throws(ClientError) -> String {
+        switch secret {
+        case .inline(let value):
+            return value
+        case .environment(let name):
+            guard let value = configuration.environment[name], !value.isEmpty else {
+                throw .invalidRequest("the secret environment variable \(name) is not set")
+            }
+            return value
+        case .file(let path):
+            let full = path.hasPrefix("/") ? path : URL(fileURLWithPath: configuration.secretsDirectory ?? ".")
+                .appendingPathComponent(path).path
+            guard let data = FileManager.default.contents(atPath: full) else {
+                throw .invalidRequest("cannot read the secret file \(full)")
+            }
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+}
+
+/// Replaces secret values in text (URLs, messages) with `REDACTED`.
+struct Redactor: Sendable {
+    private let secrets: [String]
+
+    init(_ secrets: [String]) {
+        // Longer first, so a secret that contains another is replaced whole.
+        self.secrets = secrets.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
+            .flatMap { [$0, PercentEncoding.escape($0)] }
+    }
+
+    func callAsFunction(_ text: String) -> String {
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "REDACTED") }
+    }
+}
+
+/// Percent-encoding of query components.
+enum PercentEncoding {
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// `url` with query parameters appended.
+    static func appending(_ parameters: [(String, String)], to url: String) -> String {
+        guard !parameters.isEmpty else { return url }
+        let query = parameters.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+        let fragmentless = url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? url
+        return fragmentless + (fragmentless.contains("?") ? "&" : "?") + query
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import RestMapSchema
+
+/// How a `RestMapClient` talks to its service. Defaults come from the schema's `client:` section;
+/// the CLI overrides some with options.
+public struct ClientConfiguration: Sendable {
+    /// The base URL; `nil` = the schema's `baseURL`.
+    public var baseURL: String?
+    public var connectTimeout: Duration = .seconds(10)
+    /// Longest silence from the server while a response arrives.
+    public var readTimeout: Duration = .seconds(30)
+    /// Longest whole exchange (head and body) of one attempt.
+    public var requestTimeout: Duration = .seconds(300)
+    public var retry = RetryPolicy()
+    /// Largest response body in bytes, after decompression.
+    public var maxBodyBytes = 256 << 20
+    /// Largest response head (header names and values) in bytes.
+    public var maxHeaderBytes = 64 << 10
+    /// At most this many redirects per request.
+    public var maxRedirects = 10
+    /// Revalidate GET responses with ETag / Last-Modified and reuse unchanged results.
+    public var cache = true
+    /// Also keep validators and bodies in this folder, across runs.
+    public var cacheDirectory: String?
+    /// Headers added to every request after the schema's.
+    public var headers: [String: String] = [:]
+    /// Other origins that receive credentials and may be paged into (`scheme://host[:port]`).
+    public var trustedOrigins: [String] = []
+    /// Where secrets named by `env:` are read.
+    public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// The folder relative secret files are read from (the schema's folder).
+    public var secretsDirectory: String?
+
+    public init() {}
+
+    /// The defaults of a schema's `client:` section.
+    public init(schema: Schema) {
+        let settings = schema.client
+        if let seconds = settings.connectTimeout { connectTimeout = .seconds(seconds) }
+        if let seconds = settings.readTimeout { readTimeout = .seconds(seconds) }
+        if let seconds = settings.requestTimeout { requestTimeout = .seconds(seconds) }
+        if let attempts = settings.retryAttempts { retry.attempts = attempts }
+        if let delay = settings.retryDelayMilliseconds { retry.initialDelay = .milliseconds(delay) }
+        if let seconds = settings.retryMaxSeconds { retry.maxTotal = .seconds(seconds) }
+        retry.allMethods = settings.retryAllMethods
+        if let bytes = settings.maxBodyBytes { maxBodyBytes = bytes }
+        if let bytes = settings.maxHeaderBytes { maxHeaderBytes = bytes }
+        cache = settings.cache
+        trustedOrigins = settings.trustedOrigins.map(\.value)
+        secretsDirectory = URL(fileURLWithPath: schema.file).deletingLastPathComponent().path
+    }
+}
+
+/// When and how often a request is tried again.
+public struct RetryPolicy: Sendable {
+    /// Attempts per request, the first included.
+    public var attempts = 4
+    /// The first backoff delay; doubled per attempt, with jitter.
+    public var initialDelay: Duration = .milliseconds(250)
+    /// The longest single wait.
+    public var maxDelay: Duration = .seconds(30)
+    /// The longest time all attempts of one request may take together.
+    public var maxTotal: Duration = .seconds(60)
+    /// Retry POST and PATCH too (they are not idempotent).
+    public var allMethods = false
+    /// Statuses worth another attempt.
+    public static let retryableStatuses: Set<Int> = [429, 502, 503, 504]
+
+    public init() {}
+
+    /// Whether a method may be retried.
+    public func allows(method: String) -> Bool {
+        allMethods || ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method)
+    }
+
+    /// The backoff before attempt `number + 1` (attempt numbers start at 1), with jitter of up to half.
+    public func backoff(after number: Int) -> Duration {
+        let doubled = initialDelay * (1 << min(number - 1, 20))
+        let capped = min(doubled, maxDelay)
+        return capped * Double.random(in: 0.5...1.0)
+    }
+
+    /// The delay a `Retry-After` value asks for: seconds or an HTTP date.
+    public static func retryAfter(_ value: String, now: Date = Date()) -> Duration? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text) { return .seconds(max(0, seconds)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: text) else { return nil }
+        return .milliseconds(max(0, Int(date.timeIntervalSince(now) * 1000)))
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+}

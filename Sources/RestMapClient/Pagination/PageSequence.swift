@@ -1,0 +1,306 @@
+import Foundation
+import RestMap
+import RestMapSchema
+
+/// One page of a collection.
+public struct Page: Sendable {
+    /// 1 for the first page fetched.
+    public var number: Int
+    public var response: ClientResponse
+    /// Set on the last page: why no page follows.
+    public var stopReason: StopReason?
+
+    /// The page's root records.
+    public var records: [Record] { response.result.records }
+}
+
+/// The pages of a collection, in order, as they arrive; the last one carries the stop reason.
+/// Ending the iteration early (or cancelling its task) cancels the requests still running.
+/// Errors are `ClientError`s.
+public struct PageSequence: AsyncSequence, Sendable {
+    public typealias Element = Page
+    let stream: AsyncThrowingStream<Page, any Error>
+
+    public func makeAsyncIterator() -> AsyncThrowingStream<Page, any Error>.AsyncIterator {
+        stream.makeAsyncIterator()
+    }
+}
+
+extension RestMapClient {
+    /// The pages of a named route, with the route's pagination, else the schema's.
+    /// - Parameters:
+    ///   - maxPages: stop after this many pages (the smaller of this and the schema's `maxPages`).
+    ///   - concurrency: pages fetched at once when the page count is known up front (kinds
+    ///     page and offset); pages are still delivered in order.
+    public func pages(route name: String, parameters: [String: String] = [:], query: [String: String] = [:],
+                      headers: [String: String] = [:], maxPages: Int? = nil, concurrency: Int = 1) -> PageSequence {
+        let named = mapper.schema.routes.first { $0.name == name }
+        let start: Result<(String, String), ClientError>
+        do {
+            let route = try mapper.router.route(named: name, parameters: parameters)
+            start = .success((route.method, route.path))
+        } catch {
+            start = .failure(.invalidRequest(error.description))
+        }
+        let pagination = named?.pagination ?? mapper.schema.pagination
+        return pages(start: start, pagination: named == nil ? nil : pagination, parameters: parameters, query: query,
+                     headers: headers, maxPages: maxPages, concurrency: concurrency)
+    }
+
+    /// The pages of a path relative to the base URL, with the pagination of the named route whose
+    /// pattern matches it, else the schema's.
+    public func pages(path: String, query: [String: String] = [:], headers: [String: String] = [:],
+                      maxPages: Int? = nil, concurrency: Int = 1) -> PageSequence {
+        let pathOnly = String(path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        let named = mapper.schema.routes.first { $0.method == "GET" && $0.pattern.match(pathOnly[...]) != nil }
+        let parameters = named?.pattern.match(pathOnly[...]) ?? [:]
+        return pages(start: .success(("GET", path)), pagination: named?.pagination ?? mapper.schema.pagination,
+                     parameters: parameters, query: query, headers: headers, maxPages: maxPages, concurrency: concurrency)
+    }
+
+    private func pages(start: Result<(String, String), ClientError>, pagination: Pagination?, parameters: [String: String],
+                       query: [String: String], headers: [String: String], maxPages: Int?, concurrency: Int) -> PageSequence {
+        let limit = [maxPages, pagination?.maxPages].compactMap { $0 }.min()
+        let stream = AsyncThrowingStream<Page, any Error> { continuation in
+            let task = Task {
+                do {
+                    let (method, path) = try start.get()
+                    var pager = Pager(client: self, pagination: pagination, method: method, path: path, parameters: parameters,
+                                      query: query, headers: headers, maxPages: limit, concurrency: max(1, concurrency))
+                    try await pager.run { continuation.yield($0) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        return PageSequence(stream: stream)
+    }
+}
+
+/// Fetches pages one after another (or a window at a time when the count is known) and decides
+/// after each why to stop.
+struct Pager {
+    let client: RestMapClient
+    let pagination: Pagination?
+    let method: String
+    let path: String
+    let parameters: [String: String]
+    let query: [String: String]
+    let headers: [String: String]
+    let maxPages: Int?
+    let concurrency: Int
+
+    /// The key paths read from every page, and their positions in `values`.
+    let keyPaths: [KeyPath]
+    private let fields: [String: Int]
+
+    /// Page size learned from the body when the schema gives none.
+    private var learnedPageSize: Int?
+    private var recordsSoFar = 0
+    private var seenCursors: Set<String> = []
+    private var seenURLs: Set<String> = []
+
+    init(client: RestMapClient, pagination: Pagination?, method: String, path: String, parameters: [String: String],
+         query: [String: String], headers: [String: String], maxPages: Int?, concurrency: Int) {
+        self.client = client
+        self.pagination = pagination
+        self.method = method
+        self.path = path
+        self.parameters = parameters
+        self.query = query
+        self.headers = headers
+        self.maxPages = maxPages
+        self.concurrency = concurrency
+        var keyPaths: [KeyPath] = []
+        var fields: [String: Int] = [:]
+        if let pagination {
+            let named: [(String, KeyPath?)] = [
+                ("perPage", pagination.perPage), ("currentPage", pagination.currentPage), ("pageCount", pagination.pageCount),
+                ("objectCount", pagination.objectCount), ("cursor", pagination.cursor), ("next", pagination.next),
+            ]
+            for case let (name, path?) in named {
+                fields[name] = keyPaths.count
+                keyPaths.append(path)
+            }
+        }
+        self.keyPaths = keyPaths
+        self.fields = fields
+    }
+
+    mutating func run(_ deliver: (Page) -> Void) async throws {
+        guard let pagination else {
+            let response = try await fetch(url: client.url(for: path, query: query))
+            deliver(Page(number: 1, response: response, stopReason: .notPaginated))
+            return
+        }
+        var url = try pageURL(number: 1, cursor: nil)
+        var number = 1
+        while true {
+            seenURLs.insert(url)
+            let response = try await fetch(url: url)
+            let (stop, next) = decide(number: number, response: response)
+            deliver(Page(number: number, response: response, stopReason: stop))
+            guard stop == nil, let next else { return }
+            if number == 1, concurrency > 1, [.page, .offset].contains(pagination.kind), let total = knownPageCount(response) {
+                try await runConcurrently(from: 2, through: min(total, maxPages ?? total), deliver)
+                return
+            }
+            url = next
+            number += 1
+        }
+    }
+
+    /// Pages `first...last` with up to `concurrency` requests at once, delivered in order.
+    private mutating func runConcurrently(from first: Int, through last: Int, _ deliver: (Page) -> Void) async throws {
+        guard first <= last else { return }
+        let urls = try (first...last).map { try pageURL(number: $0, cursor: nil) }
+        let fetcher = self
+        try await withThrowingTaskGroup(of: (Int, ClientResponse).self) { group in
+            var nextToStart = first
+            var nextToDeliver = first
+            var arrived: [Int: ClientResponse] = [:]
+            func start() {
+                guard nextToStart <= last else { return }
+                let number = nextToStart, url = urls[number - first]
+                group.addTask { (number, try await fetcher.fetch(url: url)) }
+                nextToStart += 1
+            }
+            for _ in 0..<concurrency { start() }
+            while let (number, response) = try await group.next() {
+                arrived[number] = response
+                while let ready = arrived.removeValue(forKey: nextToDeliver) {
+                    var (stop, _) = decide(number: nextToDeliver, response: ready)
+                    if stop == nil, nextToDeliver == last { stop = .maxPages(last) }
+                    deliver(Page(number: nextToDeliver, response: ready, stopReason: stop))
+                    if stop != nil {
+                        group.cancelAll()
+                        return
+                    }
+                    nextToDeliver += 1
+                    start()
+                }
+            }
+        }
+    }
+
+    private func fetch(url: String) async throws(ClientError) -> ClientResponse {
+        try await client.request(method: method, url: url, parameters: parameters, headers: headers, extracting: keyPaths)
+    }
+
+    private func value(_ field: String, _ response: ClientResponse) -> Value? {
+        fields[field].flatMap { response.values[$0] }
+    }
+
+    private func integer(_ field: String, _ response: ClientResponse) -> Int? {
+        switch value(field, response) {
+        case .integer(let number)?: Int(number)
+        case .number(let number)?: Int(exactly: number)
+        case .string(let text)?: Int(text)
+        case .decimal(let number)?: Int(truncating: number as NSDecimalNumber)
+        default: nil
+        }
+    }
+
+    private var pageSize: Int? { pagination?.pageSize ?? learnedPageSize }
+
+    /// The number of pages when the first page tells it.
+    private func knownPageCount(_ response: ClientResponse) -> Int? {
+        if let count = integer("pageCount", response) { return count }
+        if let objects = integer("objectCount", response), let size = pageSize, size > 0 { return (objects + size - 1) / size }
+        return nil
+    }
+
+    /// Why to stop after this page, or the next page's URL.
+    private mutating func decide(number: Int, response: ClientResponse) -> (StopReason?, String?) {
+        guard let pagination else { return (.notPaginated, nil) }
+        let records = response.result.records.count
+        if learnedPageSize == nil { learnedPageSize = integer("perPage", response) ?? (number == 1 && records > 0 ? records : nil) }
+        recordsSoFar += records
+        if records == 0 { return (.emptyPage, nil) }
+        var next: String?
+        switch pagination.kind {
+        case .page, .offset:
+            let current = pagination.kind == .page ? (integer("currentPage", response) ?? pagination.firstPage + number - 1) - pagination.firstPage + 1 : number
+            if let count = integer("pageCount", response), current >= count { return (.lastPage(pageCount: count), nil) }
+            if let count = integer("objectCount", response), pagination.kind == .offset ? (number - 1) * (pageSize ?? records) + records >= count
+                : recordsSoFar >= count {
+                return (.lastObject(objectCount: count), nil)
+            }
+            if let size = pagination.pageSize ?? integer("perPage", response), records < size {
+                return (.shortPage(records: records, pageSize: size), nil)
+            }
+            next = try? pageURL(number: number + 1, cursor: nil)
+        case .cursor:
+            let found = value("cursor", response).flatMap { Self.cursorText($0) }
+                ?? pagination.cursorHeader.flatMap { response.header($0) }
+            guard let cursor = found, !cursor.isEmpty else { return (.noNextCursor, nil) }
+            guard seenCursors.insert(cursor).inserted else { return (.repeatedCursor(cursor), nil) }
+            next = try? pageURL(number: number + 1, cursor: cursor)
+        case .link:
+            let target = response.header("Link").flatMap { LinkHeader.target(rel: "next", in: $0) } ?? value("next", response)?.stringValue
+            guard let target, !target.isEmpty,
+                  let resolved = URL(string: target, relativeTo: URL(string: response.finalURL))?.absoluteString else { return (.noNextLink, nil) }
+            guard !seenURLs.contains(resolved) else { return (.repeatedURL(client.redact(resolved)), nil) }
+            if let url = URL(string: resolved), !client.credentials.admits(url) {
+                return (.otherOrigin(Origin(url)?.hostAndPort ?? resolved), nil)
+            }
+            next = resolved
+        }
+        if let maxPages, number >= maxPages { return (.maxPages(maxPages), nil) }
+        return (nil, next)
+    }
+
+    /// The URL of page `number`: the pagination's path or the route's, with the pagination's
+    /// query parameters (or the kind's defaults) and the caller's query.
+    func pageURL(number: Int, cursor: String?) throws(ClientError) -> String {
+        guard let pagination else { return client.url(for: path, query: query) }
+        let size = pageSize
+        var placeholders: [String: String] = [
+            "currentPage": String(pagination.firstPage + number - 1),
+            "offset": String((number - 1) * (size ?? 0)),
+        ]
+        if let size { placeholders["perPage"] = String(size) }
+        if let cursor { placeholders["cursor"] = cursor }
+        var base = path
+        if let pattern = pagination.path {
+            do {
+                base = try pattern.interpolate { placeholders[$0] ?? parameters[$0] ?? ($0 == "cursor" ? "" : nil) }
+            } catch {
+                throw .invalidRequest("pagination path: \(error)")
+            }
+        }
+        let templates = pagination.query ?? (pagination.path == nil ? Self.defaultQuery(pagination.kind, hasPageSize: size != nil) : [])
+        var items: [(String, String)] = []
+        for template in templates {
+            var text = template.template, missing = false
+            for name in template.placeholders {
+                guard let value = placeholders[name] else { missing = true; break }
+                text = text.replacingOccurrences(of: ":" + name, with: value)
+            }
+            if !missing { items.append((template.name, text)) }
+        }
+        if pagination.kind == .link, number > 1 { return base }
+        return PercentEncoding.appending(items + query.sorted { $0.key < $1.key }, to: client.url(for: base))
+    }
+
+    /// A cursor value as text: a string, or a whole number.
+    static func cursorText(_ value: Value) -> String? {
+        if case .integer(let number) = value { return String(number) }
+        return value.stringValue
+    }
+
+    /// The query parameters of a kind when the schema gives none.
+    static func defaultQuery(_ kind: PaginationKind, hasPageSize: Bool) -> [QueryParameter] {
+        var items: [QueryParameter]
+        switch kind {
+        case .page: items = [QueryParameter(name: "page", template: ":currentPage")]
+        case .offset: items = [QueryParameter(name: "offset", template: ":offset")]
+        case .cursor: items = [QueryParameter(name: "cursor", template: ":cursor")]
+        case .link: items = []
+        }
+        if hasPageSize { items.append(QueryParameter(name: kind == .offset ? "limit" : "per_page", template: ":perPage")) }
+        return items
+    }
+}

@@ -1,1 +1,0 @@
-// The REST client module: placeholder until the client lands (issue 7).

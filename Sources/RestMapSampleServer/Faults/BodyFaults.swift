@@ -1,0 +1,90 @@
+import Foundation
+import Hummingbird
+
+/// Turns a reply into a response, applying the body faults in the documented order:
+/// `gzip-bomb`, `oversize`, `malformed`, `content-type`, `gzip`, then `close` or `trickle`.
+enum BodyFaults {
+    /// Thrown by a body writer to drop the connection mid-body.
+    struct ConnectionDropped: Error {}
+
+    /// The longest a trickle pauses in total before sending the rest at once.
+    static let trickleLimit = Duration.seconds(60)
+
+    static func response(_ reply: Reply, faults: FaultRequest) -> Response {
+        var headers = reply.headers
+        var body = reply.body
+        if faults.gzipBombBytes != nil || faults.oversizeBytes != nil || faults.malformed {
+            // The validators belong to the route's body, not to the replacement.
+            headers[.eTag] = nil
+            headers[.lastModified] = nil
+        }
+        if let count = faults.gzipBombBytes {
+            headers[.contentType] = Reply.jsonContentType
+            headers[.contentEncoding] = "gzip"
+            body = Gzip.zeros(count: count)
+        } else if let count = faults.oversizeBytes {
+            headers[.contentType] = Reply.jsonContentType
+            return Response(status: reply.status, headers: headers, body: oversizedBody(count, chunked: faults.oversizeChunked))
+        }
+        if faults.malformed {
+            body = Array(body.prefix(body.count / 2)) + Array("<<<".utf8)
+        }
+        if let contentType = faults.contentType {
+            headers[.contentType] = contentType
+        }
+        if faults.gzip {
+            headers[.contentEncoding] = "gzip"
+            body = Gzip.compress(body)
+        }
+        if faults.close {
+            let half = ByteBuffer(bytes: body.prefix(body.count / 2))
+            return Response(status: reply.status, headers: headers, body: ResponseBody(contentLength: body.count) { writer in
+                try await writer.write(half)
+                throw ConnectionDropped()
+            })
+        }
+        if let pause = faults.trickleMilliseconds {
+            return Response(status: reply.status, headers: headers, body: trickledBody(body, every: .milliseconds(pause), bytes: faults.trickleBytes))
+        }
+        return Response(status: reply.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// `["aaaa…"]` of exactly `count` bytes (`[]`, `[0]` below 4), written 64 KiB at a time.
+    private static func oversizedBody(_ count: Int, chunked: Bool) -> ResponseBody {
+        ResponseBody(contentLength: chunked ? nil : count) { writer in
+            guard count >= 4 else {
+                try await writer.write(ByteBuffer(string: count == 2 ? "[]" : "[0]"))
+                try await writer.finish(nil)
+                return
+            }
+            try await writer.write(ByteBuffer(string: "[\""))
+            let chunk = ByteBuffer(repeating: UInt8(ascii: "a"), count: 65_536)
+            var remaining = count - 4
+            while remaining > 0 {
+                let size = min(remaining, chunk.readableBytes)
+                try await writer.write(chunk.getSlice(at: 0, length: size)!)
+                remaining -= size
+            }
+            try await writer.write(ByteBuffer(string: "\"]"))
+            try await writer.finish(nil)
+        }
+    }
+
+    /// The body `bytes` bytes at a time with a pause between writes, pausing at most `trickleLimit` in all.
+    private static func trickledBody(_ body: [UInt8], every pause: Duration, bytes: Int) -> ResponseBody {
+        ResponseBody(contentLength: body.count) { writer in
+            var paused = Duration.zero
+            var offset = 0
+            while offset < body.count {
+                let end = paused < trickleLimit ? min(offset + bytes, body.count) : body.count
+                try await writer.write(ByteBuffer(bytes: body[offset..<end]))
+                offset = end
+                if offset < body.count, paused < trickleLimit {
+                    try await Task.sleep(for: pause)
+                    paused += pause
+                }
+            }
+            try await writer.finish(nil)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+
+/// `restmap-sample-server`: serves the seed APIs from `Samples/` on loopback.
+@main
+struct SampleServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restmap-sample-server",
+        abstract: "Serve the seed APIs (MongoHQ, Stashboard, GitHub-like, task list, RSAPI, articles) from the Samples data.",
+        discussion: """
+            Prints one line, "listening on http://HOST:PORT", on standard output once it accepts connections; \
+            logs go to standard error. The endpoints, test credentials and fault parameters are in Docs/SampleServer.md.
+            """
+    )
+
+    @Option(help: "The address to bind; only loopback addresses unless --allow-remote.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port; 0 picks a free one.")
+    var port = 8080
+
+    @Option(help: ArgumentHelp("The Samples folder (default: Samples in the working directory or above the binary).", valueName: "dir"))
+    var data: String?
+
+    @Option(help: "How many repositories the generated GitHub-like list has.")
+    var repositories = 250
+
+    @Option(help: "How many articles the paginated article collections have.")
+    var articles = 95
+
+    @Option(help: "The accepted bearer token.")
+    var token = "sample-token"
+
+    @Option(name: .customLong("api-key"), help: "The accepted API key.")
+    var apiKey = "sample-api-key"
+
+    @Option(help: "The accepted basic-auth user name.")
+    var username = "sample-user"
+
+    @Option(help: "The accepted basic-auth and RSAPI login password.")
+    var password = "sample-password"
+
+    @Flag(name: .customLong("allow-remote"), help: "Allow binding a non-loopback address.")
+    var allowRemote = false
+
+    @Flag(help: "Log one line per request on standard error.")
+    var verbose = false
+
+    static let loopbackHosts: Set<String> = ["127.0.0.1", "::1", "localhost"]
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
+        guard (0...1_000_000).contains(repositories) else { throw ValidationError("--repositories must be in 0...1000000") }
+        guard (0...1_000_000).contains(articles) else { throw ValidationError("--articles must be in 0...1000000") }
+        guard allowRemote || Self.loopbackHosts.contains(host) else {
+            throw ValidationError("--host \(host) is not a loopback address; pass --allow-remote to bind it")
+        }
+        for (name, value) in [("--token", token), ("--api-key", apiKey), ("--username", username), ("--password", password)] where value.isEmpty {
+            throw ValidationError("\(name) must not be empty")
+        }
+    }
+
+    func run() async throws {
+        let samples: SampleData
+        do throws(SampleData.LoadError) {
+            if let data {
+                samples = SampleData(folder: URL(fileURLWithPath: data))
+            } else {
+                samples = try SampleData.locate()
+            }
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let credentials = Credentials(token: token, apiKey: apiKey, username: username, password: password)
+        var logger = Logger(label: "restmap.sample-server")
+        logger.logLevel = verbose ? .info : .warning
+
+        let faultCounter = FaultCounter()
+        let routes: RouteTable
+        do throws(SampleData.LoadError) {
+            routes = try APIs.routes(
+                data: samples, credentials: credentials, faultCounter: faultCounter, repositories: repositories, articles: articles
+            )
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let urlHost = host.contains(":") ? "[\(host)]" : host
+        let responder = SampleResponder(routes: routes, faultCounter: faultCounter, fallbackAuthority: "\(urlHost):\(port)", logger: logger)
+        let application = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                let line = "listening on http://\(urlHost):\(channel.localAddress?.port ?? port)\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            },
+            logger: logger
+        )
+        try await application.runService()
+    }
+}
