@@ -72,7 +72,7 @@ struct GetCommand: AsyncParsableCommand {
                 Terminal.error("restmap: the store has no saved GET of \(client.mapper.requestPath(client.url(for: path, query: query)))\n")
                 return 1
             }
-            printCollected(records)
+            if format == .ndjson { Terminal.out(RecordWriter.ndjson(records)) } else { printCollected(records) }
             Terminal.error("restmap: \(records.count) record\(records.count == 1 ? "" : "s") from the store (offline)\n")
             return 0
         } catch {
