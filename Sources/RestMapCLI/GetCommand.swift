@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RestMap
 import RestMapClient
+import RestMapStore
 
 /// `restmap get`: fetches a route or path, follows its pages, and prints the mapped records.
 struct GetCommand: AsyncParsableCommand {
@@ -36,22 +37,65 @@ struct GetCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Indent JSON output.")
     var pretty = false
 
+    @Option(name: .long, help: ArgumentHelp("Save the records of every page in this SQLite store (Docs/Store.md); read from it when the network fails.", valueName: "db"))
+    var store: String?
+
+    @Flag(name: .long, help: "Read the records the last GET of TARGET saved in --store, without the network.")
+    var offline = false
+
     @Argument(help: ArgumentHelp("A route name or a path.", valueName: "TARGET"))
     var target: String
 
     func validate() throws {
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if offline, store == nil { throw ValidationError("--offline reads from a store: give --store DB") }
     }
 
     func run() async throws {
         let client = try self.client.makeClient()
-        let status = await fetch(with: client)
+        let recordStore = try store.map { path in try StoreFailure.report { try RecordStore(path: path, mapper: client.mapper) } }
+        let status = if offline, let recordStore { await readOffline(from: recordStore, client: client) } else {
+            await fetch(with: client, store: recordStore)
+        }
+        try? recordStore?.close()
         await client.shutdown()
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func fetch(with client: RestMapClient) async -> Int32 {
+    /// Prints what the last saved GET of the target returned, from the store alone.
+    private func readOffline(from store: RecordStore, client: RestMapClient) async -> Int32 {
+        do {
+            let query = try Pairs.parse(self.query, separator: "=", option: "--query")
+            let path = isPath(target) ? target : try client.mapper.router.route(named: target, parameters: try self.client.parameters).path
+            guard let records = try await store.records(forPath: client.url(for: path, query: query)) else {
+                Terminal.error("restmap: the store has no saved GET of \(client.mapper.requestPath(client.url(for: path, query: query)))\n")
+                return 1
+            }
+            if format == .ndjson { Terminal.out(RecordWriter.ndjson(records)) } else { printCollected(records) }
+            Terminal.error("restmap: \(records.count) record\(records.count == 1 ? "" : "s") from the store (offline)\n")
+            return 0
+        } catch {
+            Terminal.error("restmap: \(error)\n")
+            return 1
+        }
+    }
+
+    /// Saves one fetched page (only a response that is the whole answer, not one page of several,
+    /// deletes orphans) and prints the store's summary; `false` when the save failed.
+    private func save(_ page: Page, in store: RecordStore) async -> Bool {
+        let response = Response(method: page.response.method, path: page.response.url, status: page.response.status, body: [])
+        do {
+            let summary = try await store.save(page.response.result, of: response, isCompletePage: page.stopReason == .notPaginated)
+            Terminal.error("restmap: store: \(summary)\n")
+            return true
+        } catch {
+            Terminal.error("restmap: cannot save \(page.response.url) in the store: \(error)\n")
+            return false
+        }
+    }
+
+    private func fetch(with client: RestMapClient, store: RecordStore?) async -> Int32 {
         let limit = allPages ? maxPages : 1
         let pages: PageSequence
         do {
@@ -73,12 +117,20 @@ struct GetCommand: AsyncParsableCommand {
                 failedRecords += page.response.result.errors.count
                 if format == .ndjson { Terminal.out(RecordWriter.ndjson(page.records)) } else { collected += page.records }
                 if let reason = page.stopReason { progress.stopReason = reason }
+                if let store, !(await save(page, in: store)) {
+                    printCollected(collected)
+                    return 1
+                }
             }
         } catch {
             progress.finish()
             printCollected(collected)
             let clientError = error as? ClientError
             Terminal.error("restmap: \(error)\n")
+            if let store, clientError?.exitStatus == 3, collected.isEmpty {
+                Terminal.error("restmap: the network failed; reading \(target) from the store\n")
+                return await readOffline(from: store, client: client)
+            }
             return clientError?.exitStatus ?? 3
         }
         progress.finish()

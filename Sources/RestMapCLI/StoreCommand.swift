@@ -113,7 +113,7 @@ struct StoreImportCommand: AsyncParsableCommand {
         let bytes = try CommandInput.read(body)
         let headers = BodyMediaType.implied(byExtensionOf: body).map { ["Content-Type": $0] } ?? [:]
         let response = Response(method: method, path: path, status: status, headers: headers, body: bytes,
-                                parameters: try CommandInput.pairs(param, option: "--param"))
+                                parameters: try Pairs.parse(param, separator: "=", option: "--param"))
         let (result, summary) = try await StoreFailure.report { try await recordStore.importResponse(response, isCompletePage: !partial) }
         Terminal.out("\(summary)\n")
         for error in result.errors { Terminal.error("restmap: record failed: \(error)\n") }
@@ -228,10 +228,5 @@ enum CommandInput {
             guard let index = item.firstIndex(of: "=") else { throw ValidationError("\(option) takes name=value, found '\(item)'") }
             return (String(item[..<index]).trimmingCharacters(in: .whitespaces), String(item[item.index(after: index)...]))
         }
-    }
-
-    /// `name=value` items as a dictionary (the last value of a repeated name wins).
-    static func pairs(_ items: [String], option: String) throws -> [String: String] {
-        Dictionary(try orderedPairs(items, option: option), uniquingKeysWith: { _, last in last })
     }
 }

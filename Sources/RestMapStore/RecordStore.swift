@@ -41,7 +41,7 @@ public final class RecordStore: Sendable {
         self.path = path
         rules = try StoreRules(schema: mapper.schema, mapper: mapper)
         layout = try StoreLayout(schema: mapper.schema, rules: rules)
-        statements = Dictionary(uniqueKeysWithValues: layout.tables.map { ($0.entity, TableSQL($0)) })
+        statements = Dictionary(uniqueKeysWithValues: layout.tables.map { [rules] in ($0.entity, TableSQL($0, modifiedBy: rules.modifiedBy[$0.entity])) })
         saveOrder = layout.saveOrder
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)

@@ -62,10 +62,10 @@ enum Program {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("restmap")
     }
 
-    /// Runs `restmap` with `arguments` in the repository root.
-    static func restmap(_ arguments: [String]) throws -> Run {
+    /// Runs `restmap` with `arguments` (and environment additions) in the repository root.
+    static func restmap(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         try #require(FileManager.default.isExecutableFile(atPath: restmap.path), "\(restmap.path) is missing: run `swift build` first")
-        return try run(restmap, arguments)
+        return try run(restmap, arguments, environment: environment)
     }
 
     /// Plain SQL through the `sqlite3` command-line shell: rows as `|`-separated lines.
@@ -76,8 +76,10 @@ enum Program {
     }
 
     /// Starts a process; the caller waits for it.
-    static func start(_ executable: URL, _ arguments: [String], output: Pipe = Pipe(), errors: Pipe = Pipe()) throws -> Process {
+    static func start(_ executable: URL, _ arguments: [String], output: Pipe = Pipe(), errors: Pipe = Pipe(),
+                      environment: [String: String] = [:]) throws -> Process {
         let process = Process()
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = StoreFixture.root
@@ -88,9 +90,9 @@ enum Program {
         return process
     }
 
-    static func run(_ executable: URL, _ arguments: [String]) throws -> Run {
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let output = Pipe(), errors = Pipe()
-        let process = try start(executable, arguments, output: output, errors: errors)
+        let process = try start(executable, arguments, output: output, errors: errors, environment: environment)
         // Read both streams concurrently so a large output cannot block the child.
         nonisolated(unsafe) var errorData = Data()
         let reader = Thread { errorData = errors.fileHandleForReading.readDataToEndOfFile() }

@@ -70,20 +70,20 @@ enum ColumnCoding {
         }
     }
 
-    /// Orders two stored versions (`modifiedBy`): `true` when `new` is strictly newer than `old`.
-    static func isNewer(_ new: DatabaseValue, than old: DatabaseValue, type: String) -> Bool {
-        switch (new.storage, old.storage) {
-        case (.null, _): return false
-        case (_, .null): return true
-        case (.int64(let a), .int64(let b)): return a > b
-        case (.double(let a), .double(let b)): return a > b
-        case (.int64(let a), .double(let b)): return Double(a) > b
-        case (.double(let a), .int64(let b)): return a > Double(b)
-        case (.string(let a), .string(let b)):
-            if type == "decimal", let x = Decimal(string: a), let y = Decimal(string: b) { return x > y }
-            return a > b
-        default: return false
+    /// Equality conditions (`"a" = ?`, or `"a" IS NULL` for null) over columns, with their arguments.
+    static func equalities(_ pairs: [(column: StoreLayout.Column, value: Value)]) -> (sql: String, arguments: StatementArguments) {
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        for (column, value) in pairs {
+            let encoded = encode(value, type: column.type)
+            if encoded.isNull {
+                conditions.append("\(StoreSQL.quote(column.name)) IS NULL")
+            } else {
+                conditions.append("\(StoreSQL.quote(column.name)) = ?")
+                arguments.append(encoded)
+            }
         }
+        return (conditions.joined(separator: " AND "), StatementArguments(arguments))
     }
 
     private static func json(_ value: Value) -> String {

@@ -205,29 +205,36 @@ struct TableSQL: Sendable {
     let identity: [Int]
     /// Names of the to-one relationships stored as foreign-key columns.
     let linkColumns: [String]
-    /// Selects `rm_id`, every attribute and every link column of the row with an identity.
+    /// Selects the `rm_id` of the row with an identity.
     let selectByIdentity: String
     let deleteByIdentity: String
     /// Inserts every column (the common case: the response mapped them all).
     let insertAll: String
-    /// `UPDATE "Entity" SET "link" = ? WHERE rm_id = ?`, by link name.
+    /// The `modifiedBy` column's slot, if the entity has one.
+    let version: Int?
+    /// `update(allSlots)`, built once (the common case).
+    private var updateAll = ""
+    /// `UPDATE "Entity" SET "link" = ?1 WHERE rm_id = ?2 AND "link" IS NOT ?1`, by link name.
     let updateLink: [String: String]
 
-    init(_ table: StoreLayout.Table) {
+    init(_ table: StoreLayout.Table, modifiedBy: String?) {
         let q = StoreSQL.quote
         self.table = table
+        version = modifiedBy.flatMap(table.columnIndex)
         linkColumns = table.links.filter(\.isColumn).map(\.name)
         columns = (table.columns.map(\.name) + linkColumns).map(q)
         let identity = table.identity.compactMap(table.columnIndex)
         self.identity = identity.count == table.identity.count ? identity : []
         let name = q(table.entity)
         let condition = self.identity.map { "\(q(table.columns[$0].name)) = ?" }.joined(separator: " AND ")
-        let selected = ([StoreSQL.rowID] + table.columns.map(\.name) + linkColumns).map(q).joined(separator: ", ")
-        selectByIdentity = "SELECT \(selected) FROM \(name) WHERE \(condition)"
+        selectByIdentity = "SELECT \(q(StoreSQL.rowID)) FROM \(name) WHERE \(condition)"
         deleteByIdentity = "DELETE FROM \(name) WHERE \(condition)"
         insertAll = columns.isEmpty ? "INSERT INTO \(name) DEFAULT VALUES"
             : "INSERT INTO \(name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        updateLink = Dictionary(uniqueKeysWithValues: linkColumns.map { ($0, "UPDATE \(name) SET \(q($0)) = ? WHERE \(q(StoreSQL.rowID)) = ?") })
+        updateLink = Dictionary(uniqueKeysWithValues: linkColumns.map {
+            ($0, "UPDATE \(name) SET \(q($0)) = ?1 WHERE \(q(StoreSQL.rowID)) = ?2 AND \(q($0)) IS NOT ?1")
+        })
+        updateAll = update(Array(columns.indices))
     }
 
     /// Inserts the columns at `slots`.
@@ -238,9 +245,29 @@ struct TableSQL: Sendable {
             + "VALUES (\(Array(repeating: "?", count: slots.count).joined(separator: ", ")))"
     }
 
-    /// Updates the columns at `slots` of one row (the row id is the last argument).
+    /// Updates the columns at `slots` of one row when one of them differs: the values are
+    /// parameters `?1…?n`, the row id `?n+1`. With a `modifiedBy` column among the slots, only
+    /// when the new version is newer than a stored non-null one.
     func update(_ slots: [Int]) -> String {
-        "UPDATE \(StoreSQL.quote(table.entity)) SET \(slots.map { "\(columns[$0]) = ?" }.joined(separator: ", ")) "
-            + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?"
+        if slots.count == columns.count, !updateAll.isEmpty { return updateAll }
+        let rowID = slots.count + 1
+        var sql = "UPDATE \(StoreSQL.quote(table.entity)) SET \(slots.enumerated().map { "\(columns[$1]) = ?\($0 + 1)" }.joined(separator: ", ")) "
+            + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(rowID) AND (\(differences(slots)))"
+        if let version, let position = slots.firstIndex(of: version) {
+            let column = columns[version]
+            let (new, old) = table.columns[version].type == "decimal"
+                ? ("CAST(?\(position + 1) AS REAL)", "CAST(\(column) AS REAL)") : ("?\(position + 1)", column)
+            sql += " AND (\(column) IS NULL OR \(new) > \(old))"
+        }
+        return sql
+    }
+
+    /// Whether the row `?n+1` differs from the values `?1…?n` of `slots`.
+    func differs(_ slots: [Int]) -> String {
+        "SELECT \(differences(slots)) FROM \(StoreSQL.quote(table.entity)) WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(slots.count + 1)"
+    }
+
+    private func differences(_ slots: [Int]) -> String {
+        slots.enumerated().map { "\(columns[$1]) IS NOT ?\($0 + 1)" }.joined(separator: " OR ")
     }
 }

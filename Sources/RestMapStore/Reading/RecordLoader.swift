@@ -35,19 +35,11 @@ struct RecordLoader {
             }
             return column
         }
-        var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
+        var filters: [(column: StoreLayout.Column, value: Value)] = []
         for filter in query.filters {
-            let column = try column(filter.attribute)
-            let value = try store.mapper.coerce(filter.value, toAttribute: filter.attribute, of: table.entity)
-            let encoded = ColumnCoding.encode(value, type: column.type)
-            if encoded.isNull {
-                conditions.append("\(q(column.name)) IS NULL")
-            } else {
-                conditions.append("\(q(column.name)) = ?")
-                arguments.append(encoded)
-            }
+            filters.append((try column(filter.attribute), try store.mapper.coerce(filter.value, toAttribute: filter.attribute, of: table.entity)))
         }
+        let conditions = ColumnCoding.equalities(filters)
         var order: [String] = []
         for (name, ascending) in query.order {
             let column = try column(name)
@@ -57,10 +49,10 @@ struct RecordLoader {
         }
         order.append(q(StoreSQL.rowID))
         var sql = "SELECT \(q(StoreSQL.rowID)) FROM \(q(table.entity))"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !filters.isEmpty { sql += " WHERE " + conditions.sql }
         sql += " ORDER BY " + order.joined(separator: ", ")
         if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
-        return try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Key(entity: table.entity, rowID: $0) }
+        return try Int64.fetchAll(db, sql: sql, arguments: conditions.arguments).map { Key(entity: table.entity, rowID: $0) }
     }
 
     func records(forPath path: String, depth: Int, _ db: Database) throws -> [Record]? {
@@ -69,7 +61,7 @@ struct RecordLoader {
         }
         let rows = try Row.fetchAll(db, sql: """
             SELECT json_extract(root.value, '$[0]'), json_extract(root.value, '$[1]')
-            FROM \(StoreSQL.pathsTable), json_each(\(StoreSQL.pathsTable).roots) AS root WHERE path = ? ORDER BY root.key
+            FROM \(StoreSQL.pathsTable), json_each(\(StoreSQL.pathsTable).roots) AS root WHERE \(StoreSQL.pathsTable).path = ? ORDER BY root.key
             """, arguments: [path])
         return try load(rows.map { Key(entity: $0[0], rowID: $0[1]) }, depth: depth, db)
     }

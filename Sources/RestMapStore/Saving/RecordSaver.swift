@@ -23,11 +23,12 @@ struct RecordSaver: Sendable {
         case inserted, updated, unchanged, skipped
     }
 
-    /// A record's row and what happened to it; `links` holds the stored to-one link columns.
+    /// A record's row, what happened to it, and the foreign-key columns step 1 could not write
+    /// (their target was not saved yet).
     private struct Saved {
         var rowID: Int64
         var outcome: Outcome
-        var storedLinks: [String: DatabaseValue]
+        var unwrittenLinks: [String]
     }
 
     func save(_ result: MappingResult, of response: Response, _ db: Database) throws -> SaveSummary {
@@ -80,9 +81,9 @@ struct RecordSaver: Sendable {
                 let related = field.records.compactMap { target in saved[target].map { (target.entity, $0.rowID) } }
                 if link.isColumn {
                     let value = related.first.map { $0.1.databaseValue } ?? .null
-                    if row.storedLinks[link.name] != value {
+                    if row.unwrittenLinks.contains(link.name) {
                         try db.cachedStatement(sql: sql.updateLink[link.name]!).execute(arguments: [value, row.rowID])
-                        linkChanged = true
+                        linkChanged = linkChanged || db.changesCount > 0
                     }
                 } else {
                     try replaceJoinRows(table: table, link: link, source: row.rowID, related: related,
@@ -145,33 +146,22 @@ struct RecordSaver: Sendable {
     /// Finds the record by identity and updates what changed, or inserts it. `values` holds the
     /// attribute columns then the foreign-key columns; `nil` leaves a column as stored.
     private func upsert(_ sql: TableSQL, values: [DatabaseValue?], _ db: Database) throws -> Saved {
-        let table = sql.table
-        let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
-        if identified {
-            let statement = try db.cachedStatement(sql: sql.selectByIdentity)
-            if let row = try Row.fetchOne(statement, arguments: StatementArguments(sql.identity.map { values[$0]! })) {
-                let rowID: Int64 = row[0]
-                var storedLinks: [String: DatabaseValue] = [:]
-                for (offset, name) in sql.linkColumns.enumerated() {
-                    storedLinks[name] = values[table.columns.count + offset] ?? row[1 + table.columns.count + offset]
-                }
-                let changed = values.indices.filter { slot in values[slot].map { $0 != (row[1 + slot] as DatabaseValue) } ?? false }
-                guard !changed.isEmpty else { return Saved(rowID: rowID, outcome: .unchanged, storedLinks: storedLinks) }
-                if let version = rules.modifiedBy[table.entity], let slot = table.columnIndex(version), let new = values[slot] {
-                    let old: DatabaseValue = row[1 + slot]
-                    if !old.isNull, !ColumnCoding.isNewer(new, than: old, type: table.columns[slot].type) {
-                        return Saved(rowID: rowID, outcome: .skipped, storedLinks: storedLinks)
-                    }
-                }
-                try db.cachedStatement(sql: sql.update(changed))
-                    .execute(arguments: StatementArguments(changed.map { values[$0]! } + [rowID.databaseValue]))
-                return Saved(rowID: rowID, outcome: .updated, storedLinks: storedLinks)
-            }
-        }
         let present = values.indices.filter { values[$0] != nil }
-        try db.cachedStatement(sql: sql.insert(present)).execute(arguments: StatementArguments(present.map { values[$0]! }))
-        let links = sql.linkColumns.enumerated().map { ($1, values[table.columns.count + $0] ?? .null) }
-        return Saved(rowID: db.lastInsertedRowID, outcome: .inserted, storedLinks: Dictionary(uniqueKeysWithValues: links))
+        let arguments = StatementArguments(present.map { values[$0]! })
+        let unwritten = sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
+        let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
+        if identified, let rowID = try Int64.fetchOne(db.cachedStatement(sql: sql.selectByIdentity),
+                                                      arguments: StatementArguments(sql.identity.map { values[$0]! })) {
+            guard !present.isEmpty else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
+            // The update runs only when a value differs and (modifiedBy) the version is newer.
+            try db.cachedStatement(sql: sql.update(present)).execute(arguments: arguments + [rowID])
+            if db.changesCount > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
+            guard let version = sql.version, present.contains(version) else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
+            let differs = try Bool.fetchOne(db.cachedStatement(sql: sql.differs(present)), arguments: arguments + [rowID]) ?? false
+            return Saved(rowID: rowID, outcome: differs ? .skipped : .unchanged, unwrittenLinks: unwritten)
+        }
+        try db.cachedStatement(sql: sql.insert(present)).execute(arguments: arguments)
+        return Saved(rowID: db.lastInsertedRowID, outcome: .inserted, unwrittenLinks: unwritten)
     }
 
     // MARK: Relationships
@@ -275,27 +265,18 @@ struct RecordSaver: Sendable {
     private func deleteOrphans(_ rule: StoreRules.OrphanRule, parameters: [String: String], keep: Set<Int64>,
                                _ db: Database) throws -> Int {
         guard let table = layout.table(rule.entity) else { return 0 }
-        var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
+        var scope: [(column: StoreLayout.Column, value: Value)] = []
         for (attribute, scopeValue) in rule.scope {
             guard let column = table.columns.first(where: { $0.name == attribute }) else { continue }
-            let value: Value
             switch scopeValue {
-            case .literal(let literal): value = literal
+            case .literal(let literal): scope.append((column, literal))
             case .parameter(let name):
-                value = try store.mapper.coerce(.string(parameters[name] ?? ""), toAttribute: attribute, of: rule.entity)
-            }
-            let encoded = ColumnCoding.encode(value, type: column.type)
-            if encoded.isNull {
-                conditions.append("\(q(attribute)) IS NULL")
-            } else {
-                conditions.append("\(q(attribute)) = ?")
-                arguments.append(encoded)
+                scope.append((column, try store.mapper.coerce(.string(parameters[name] ?? ""), toAttribute: attribute, of: rule.entity)))
             }
         }
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let candidates = try Int64.fetchAll(db, sql: "SELECT \(q(StoreSQL.rowID)) FROM \(q(rule.entity))\(whereClause)",
-                                            arguments: StatementArguments(arguments))
+        let conditions = ColumnCoding.equalities(scope)
+        let candidates = try Int64.fetchAll(db, sql: "SELECT \(q(StoreSQL.rowID)) FROM \(q(rule.entity))"
+            + (scope.isEmpty ? "" : " WHERE \(conditions.sql)"), arguments: conditions.arguments)
         let delete = try db.cachedStatement(sql: "DELETE FROM \(q(rule.entity)) WHERE \(q(StoreSQL.rowID)) = ?")
         var deleted = 0
         for rowID in candidates where !keep.contains(rowID) {

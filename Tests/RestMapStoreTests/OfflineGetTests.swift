@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// `restmap get --store DB` against the sample server on 127.0.0.1, then `--offline` and a dead network.
+@Suite struct OfflineGetTests {
+    /// Starts `restmap-sample-server` on a free loopback port; returns it and its base URL.
+    static func startServer() throws -> (Process, String) {
+        let binary = Program.restmap.deletingLastPathComponent().appendingPathComponent("restmap-sample-server")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(binary.path) is missing: run `swift build` first")
+        let output = Pipe()
+        let server = try Program.start(binary, ["--port", "0"], output: output)
+        var line = Data()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("listening on http://127.0.0.1:") else {
+            server.terminate()
+            throw StoreFixture.Failure(description: "the sample server did not start: '\(text)'")
+        }
+        return (server, String(text.dropFirst("listening on ".count)))
+    }
+
+    @Test func getSavesPagesAndOfflineReadsThemBack() throws {
+        let db = try StoreFixture.folder().appendingPathComponent("mongohq.sqlite").path
+        let (server, baseURL) = try Self.startServer()
+        let secret = ["MONGOHQ_API_KEY": "sample-api-key"]   // the schema's apiKey
+        let common = ["get", "--schema", "Schemas/mongohq.yaml", "--base-url", baseURL, "--store", db, "--format", "ndjson"]
+        let online = try Program.restmap(common + ["/databases/Test/collections"], environment: secret)
+        server.terminate()
+        server.waitUntilExit()
+        #expect(online.status == 0, "\(online.errors)")
+        #expect(online.errors.contains("restmap: store: inserted 2, updated 0, unchanged 0"))
+        #expect(try Program.sqlite(db, "SELECT databaseID, name FROM Collection ORDER BY name") == ["Test|movies", "Test|some_collection"])
+
+        // On demand, by route: the same records, from the store alone.
+        let offline = try Program.restmap(common + ["--offline", "collections", "--param", "databaseID=Test"], environment: secret)
+        #expect(offline.status == 0, "\(offline.errors)")
+        #expect(offline.output == online.output)
+        #expect(offline.errors.contains("2 records from the store (offline)"))
+
+        // The server is gone: the network fails and the store answers.
+        let fallback = try Program.restmap(common + ["/databases/Test/collections"], environment: secret)
+        #expect(fallback.status == 0, "\(fallback.errors)")
+        #expect(fallback.errors.contains("the network failed; reading /databases/Test/collections from the store"))
+        #expect(fallback.output == online.output)
+
+        let never = try Program.restmap(common + ["--offline", "/databases/Other/collections"], environment: secret)
+        #expect(never.status == 1 && never.errors.contains("the store has no saved GET of /databases/Other/collections"))
+    }
+}
