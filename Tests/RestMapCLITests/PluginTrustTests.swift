@@ -93,6 +93,36 @@ struct PluginTrustTests {
         #expect(!scene.markerExists, "a library's constructor ran")
     }
 
+    @Test("An editor session of restmap lsp that opens the schema runs no library beside it or in the workspace")
+    func languageServerRunsNoCodeFromTheWorkspace() throws {
+        let scene = try Scene()
+        defer { try? FileManager.default.removeItem(at: scene.root) }
+        let schema = scene.evil.appendingPathComponent("geo.yaml")
+        let text = try String(contentsOf: schema, encoding: .utf8)
+        func frame(_ message: [String: Any]) throws -> Data {
+            let body = try JSONSerialization.data(withJSONObject: message)
+            return Data("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+        }
+        var input = Data()
+        input += try frame(["jsonrpc": "2.0", "id": 1, "method": "initialize",
+                            "params": ["processId": NSNull(), "rootUri": scene.evil.absoluteString, "capabilities": [:] as [String: Any],
+                                       "workspaceFolders": [["uri": scene.evil.absoluteString, "name": "evil"]]]])
+        input += try frame(["jsonrpc": "2.0", "method": "initialized", "params": [:] as [String: Any]])
+        input += try frame(["jsonrpc": "2.0", "method": "textDocument/didOpen", "params": ["textDocument": [
+            "uri": schema.absoluteString, "languageId": "yaml", "version": 1, "text": text]]])
+        input += try frame(["jsonrpc": "2.0", "id": 2, "method": "textDocument/completion",
+                            "params": ["textDocument": ["uri": schema.absoluteString], "position": ["line": 7, "character": 40]]])
+        input += try frame(["jsonrpc": "2.0", "id": 3, "method": "shutdown"])
+        input += try frame(["jsonrpc": "2.0", "method": "exit"])
+
+        let session = try CLI.run(["lsp"], in: scene.cwd, input: input)
+        #expect(session.status == 0, "\(session.errors)")
+        // The diagnostics name why 'geo' has no plugin: the workspace is not a plugin folder.
+        #expect(session.output.contains("publishDiagnostics"), "\(session.output)")
+        #expect(session.output.contains("geo"), "\(session.output)")
+        #expect(!scene.markerExists, "a library's constructor ran")
+    }
+
     @Test("A third-party plugin found only beside the schema is not found, naming the option that trusts it")
     func thirdPartyBesideTheSchema() throws {
         let scene = try Scene()
