@@ -50,6 +50,8 @@ struct MapCommand: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
+    @OptionGroup var streaming: StreamingOptions
+
     @Argument(help: ArgumentHelp("The response body; '-' or nothing reads standard input.", valueName: "BODY-FILE"))
     var body: String?
 
@@ -59,10 +61,8 @@ struct MapCommand: ParsableCommand {
             Terminal.error((error.description + "\n"))
             throw ExitCode.failure
         }
-        let response = Response(method: method, path: path, status: status, headers: try headers(), body: try readBody(),
-                                parameters: try pairs(param, separator: "=", option: "--param"),
-                                userMetadata: .object(try pairs(metadata, separator: "=", option: "--metadata")
-                                    .sorted { $0.key < $1.key }.map { Value.Member(key: $0.key, value: .string($0.value)) }))
+        if streaming.isStreaming { return try mapStream(with: mapper) }
+        let response = try response(body: try readBody())
         let result: MappingResult
         do { result = try mapper.map(response, options: MappingOptions(strict: strict)) } catch {
             Terminal.error("restmap: \(error)\n")
@@ -80,6 +80,14 @@ struct MapCommand: ParsableCommand {
         if !result.errors.isEmpty { throw ExitCode.failure }
     }
 
+    /// The response the options describe, with `body`.
+    func response(body: [UInt8]) throws -> Response {
+        Response(method: method, path: path, status: status, headers: try headers(), body: body,
+                 parameters: try pairs(param, separator: "=", option: "--param"),
+                 userMetadata: .object(try pairs(metadata, separator: "=", option: "--metadata")
+                     .sorted { $0.key < $1.key }.map { Value.Member(key: $0.key, value: .string($0.value)) }))
+    }
+
     private func readBody() throws -> [UInt8] {
         guard let body, body != "-" else { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
         guard let data = FileManager.default.contents(atPath: body) else {
@@ -88,7 +96,7 @@ struct MapCommand: ParsableCommand {
         return Array(data)
     }
 
-    private func headers() throws -> [String: String] {
+    func headers() throws -> [String: String] {
         var headers = try pairs(header, separator: ":", option: "--header")
         if let implied = BodyFile.impliedContentType(of: body),
            !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
@@ -97,7 +105,7 @@ struct MapCommand: ParsableCommand {
         return headers
     }
 
-    private func pairs(_ items: [String], separator: Character, option: String) throws -> [String: String] {
+    func pairs(_ items: [String], separator: Character, option: String) throws -> [String: String] {
         var result: [String: String] = [:]
         for item in items {
             guard let index = item.firstIndex(of: separator) else {
