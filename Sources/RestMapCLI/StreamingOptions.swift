@@ -22,10 +22,14 @@ struct StreamingOptions: ParsableArguments {
     @Option(name: .long, help: "Batches mapped in parallel when streaming (default: the number of cores); output keeps input order.")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Flag(name: .long, help: "With --input ndjson --format ndjson: reload the schema file when it changes (a version with errors is reported and not used).")
+    var watch = false
+
     var isStreaming: Bool { stream || input == .ndjson }
 
     func validate() throws {
         if entity != nil, input != .ndjson { throw ValidationError("--entity needs --input ndjson") }
+        if watch, input != .ndjson { throw ValidationError("--watch needs --input ndjson") }
         if jobs < 1 { throw ValidationError("--jobs takes a positive number, found \(jobs)") }
     }
 
@@ -57,6 +61,10 @@ extension MapCommand {
             descriptor = 0
         }
         defer { if descriptor != 0 { close(descriptor) } }
+        if streaming.watch {
+            guard format == .ndjson else { throw ValidationError("--watch writes records line by line: add --format ndjson") }
+            return try mapWatching(descriptor: descriptor)
+        }
         var failed = false
         do {
             try mapper.mapStream(try response(body: []), from: FileDescriptorSource(descriptor: descriptor),
@@ -70,6 +78,79 @@ extension MapCommand {
             throw ExitCode.failure
         }
         if failed { throw ExitCode.failure }
+    }
+}
+
+extension MapCommand {
+    /// Maps NDJSON line by line, each line with the schema's latest clean version.
+    private func mapWatching(descriptor: Int32) throws {
+        let reloading: ReloadingMapper
+        do { reloading = try ReloadingMapper(contentsOf: schema, pluginPaths: plugins.pluginPaths) } catch {
+            Terminal.error(error.description + "\n")
+            throw ExitCode.failure
+        }
+        reloading.startWatching { outcome in
+            switch outcome {
+            case .swapped(let version): Terminal.error("restmap: schema reloaded (version \(version))\n")
+            case .rejected:
+                Terminal.error("restmap: schema change not used, still mapping with the previous version:\n\(reloading.rejection?.description ?? "")\n")
+            case .unchanged: break
+            }
+        }
+        let request = try response(body: [])
+        let options = StreamOptions(input: streaming.streamInput, format: .ndjson, jobs: 1)
+        var failed = false
+        var reader = LineReader(descriptor: descriptor)
+        var number = 0
+        while let line = reader.next() {
+            number += 1
+            do {
+                try reloading.current.mapStream(request, from: InMemorySource(line), options: options) { batch in
+                    Terminal.write(batch.output)
+                    for var error in batch.errors {
+                        error.line = number
+                        Terminal.error("restmap: record failed: \(error)\n")
+                    }
+                    failed = failed || !batch.errors.isEmpty
+                }
+            } catch {
+                Terminal.error("restmap: line \(number): \(error)\n")
+                failed = true
+            }
+        }
+        reloading.stopWatching()
+        if failed { throw ExitCode.failure }
+    }
+}
+
+/// Reads lines from a file descriptor as they arrive (for interactive pipes).
+struct LineReader {
+    let descriptor: Int32
+    private var pending: [UInt8] = []
+    private var atEnd = false
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The next line without its newline; `nil` at the end of the input.
+    mutating func next() -> [UInt8]? {
+        while true {
+            if let newline = pending.firstIndex(of: 0x0A) {
+                let line = Array(pending[..<newline])
+                pending.removeSubrange(...newline)
+                return line
+            }
+            if atEnd {
+                guard !pending.isEmpty else { return nil }
+                defer { pending = [] }
+                return pending
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { atEnd = true } else { pending += chunk[..<count] }
+        }
     }
 }
 

@@ -76,3 +76,55 @@ struct StreamCommandTests {
         #expect(entity.errors.contains("--entity needs --input ndjson"))
     }
 }
+
+/// `restmap map --watch`: a running process picks up schema edits.
+@Suite("restmap map --watch")
+struct WatchCommandTests {
+    @Test("Editing the schema while NDJSON lines stream in: the next lines use it; a broken edit is reported and not used")
+    func watch() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let schema = folder.appendingPathComponent("schema.yaml")
+        func write(_ attribute: String) throws {
+            try "restmap: 1\nentities:\n  Item:\n    attributes: { id: id, \(attribute): \(attribute) }\n".write(to: schema, atomically: true, encoding: .utf8)
+        }
+        try write("name")
+        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("restmap")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["map", "--schema", schema.path, "--input", "ndjson", "--entity", "Item", "--format", "ndjson", "--watch", "-"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let line = Data(#"{"id": 1, "name": "a", "title": "b"}"#.utf8 + [0x0A])
+        var received = ""
+        /// Sends lines until an output line satisfies `wanted` (at most 200 lines / 10 s).
+        func send(until wanted: (Substring) -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(10)
+            for _ in 0..<200 where Date() < deadline {
+                input.fileHandleForWriting.write(line)
+                let chunk = output.fileHandleForReading.availableData
+                received += String(decoding: chunk, as: UTF8.self)
+                if received.split(separator: "\n").last.map(wanted) == true { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        #expect(send { $0.contains(#""name":"a""#) })
+        try "restmap: 1\nentities: [".write(to: schema, atomically: true, encoding: .utf8)
+        usleep(600_000)
+        #expect(send { $0.contains(#""name":"a""#) })
+        try write("title")
+        #expect(send { $0.contains(#""title":"b""#) && !$0.contains("name") })
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(log.contains("schema change not used"))
+        #expect(log.contains("schema reloaded (version 2)"))
+    }
+}

@@ -236,22 +236,20 @@ extension Mapper {
     private func mapRepresentations(_ batch: JSONElementBatch, entity: Int, keyPath: String, metadata: Metadata) -> MappedBatch {
         var mapped = MappedBatch()
         let documents = batch.documents()
-        let anyRoot = documents.lazy.compactMap { try? $0.get() }.first
-        guard let anyRoot else {
-            for (position, parsed) in documents.enumerated() {
-                if case .failure(let error) = parsed { mapped.add(Self.malformed(error, batch: batch, position: position, keyPath: keyPath)) }
-            }
-            return mapped
-        }
-        let session = MappingSession(plan: plan, root: anyRoot, metadata: metadata)
-        session.scope.rootKeyPath = keyPath
+        // The scope's root is never read: entities reading '@root' are refused before streaming.
+        let sessionForBatch = documents.lazy.compactMap { try? $0.get() }.first.map { MappingSession(plan: plan, root: $0, metadata: metadata) }
+        sessionForBatch?.scope.rootKeyPath = keyPath
         var elements: [(roots: [Int], errors: [StreamedError], identities: [IdentityClaim], line: Int?, place: String)] = []
         for (position, parsed) in documents.enumerated() {
             let index = batch.firstIndex + position
             let line = batch.lines.isEmpty ? nil : batch.lines[position]
             let node: JSONNode
+            let session: MappingSession
             switch parsed {
-            case .success(let parsedNode): node = parsedNode
+            case .success(let parsedNode):
+                node = parsedNode
+                // Total: a session exists when any element parsed.
+                session = sessionForBatch!
             case .failure(let error):
                 elements.append(([], Self.malformed(error, batch: batch, position: position, keyPath: keyPath).errors, [], line, ""))
                 continue
@@ -271,7 +269,7 @@ extension Mapper {
             let errors = session.errors[firstError...].map { StreamedError(line: line, message: $0.description) }
             elements.append((root.map { [$0] } ?? [], errors, claims, line, line == nil ? "\(keyPath)[\(index)]: " : ""))
         }
-        let graph = RecordGraph(plan: plan, records: session.records)
+        let graph = RecordGraph(plan: plan, records: sessionForBatch?.records ?? [])
         for element in elements {
             mapped.add(MappedElement(records: element.roots.map { Record(graph: graph, index: $0) }, errors: element.errors,
                                      identities: element.identities, line: element.line, place: element.place))
