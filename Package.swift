@@ -115,6 +115,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        .executableTarget(name: "CodablePeer", path: "Benchmarks/CodablePeer", swiftSettings: strictSettings),
+
         .executableTarget(
             name: "PluginBenchmarks",
             dependencies: ["RestMapPlugins", "RestMapDates"],
