@@ -96,7 +96,7 @@ struct MapCommand: ParsableCommand {
         return Array(data)
     }
 
-    func headers() throws -> [String: String] {
+    private func headers() throws -> [String: String] {
         var headers = try pairs(header, separator: ":", option: "--header")
         if let implied = BodyFile.impliedContentType(of: body),
            !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
@@ -105,7 +105,7 @@ struct MapCommand: ParsableCommand {
         return headers
     }
 
-    func pairs(_ items: [String], separator: Character, option: String) throws -> [String: String] {
+    private func pairs(_ items: [String], separator: Character, option: String) throws -> [String: String] {
         var result: [String: String] = [:]
         for item in items {
             guard let index = item.firstIndex(of: separator) else {
