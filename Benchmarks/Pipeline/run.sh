@@ -5,7 +5,8 @@
 #
 # usage: Benchmarks/Pipeline/run.sh [speed] [jobs] [memory]     (default: all three)
 # Data is generated into Benchmarks/.data (gitignored); SIZE_MB (20), JOBS_MB (200) and
-# MEMORY_MB (1024) set the sizes, ROUNDS (5) the runs per measurement (the median counts).
+# MEMORY_MB (1024) set the sizes, ROUNDS (5) the runs per measurement (the median counts),
+# METRIC=cpu compares CPU time instead of wall time (the jobs part always measures wall time).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DATA=Benchmarks/.data
@@ -33,15 +34,17 @@ generate() { # layout megabytes file
     [ -s "$3" ] || python3 Benchmarks/Pipeline/generate.py "$1" "$2" "$3" >/dev/null
 }
 
-# Median wall seconds of ROUNDS runs of a command (output to /dev/null).
+# Median wall seconds of ROUNDS runs of a command (output to /dev/null); with METRIC=cpu, the
+# median of user + system CPU seconds instead (steadier on a machine shared with other work).
 seconds() {
     local times=()
     for _ in $(seq "$ROUNDS"); do
-        local start end
-        start=$(date +%s.%N)
-        "$@" >/dev/null
-        end=$(date +%s.%N)
-        times+=("$(echo "$end - $start" | bc -l)")
+        /usr/bin/time -f '%e %U %S' -o "$DATA/time.out" "$@" >/dev/null
+        if [ "${METRIC:-wall}" = cpu ]; then
+            times+=("$(tail -1 "$DATA/time.out" | awk '{ print $2 + $3 }')")
+        else
+            times+=("$(tail -1 "$DATA/time.out" | awk '{ print $1 }')")
+        fi
     done
     printf '%s\n' "${times[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
@@ -64,7 +67,7 @@ if [[ " $PARTS " == *" speed "* ]]; then
     codable=$(seconds "$BIN/CodablePeer" "$ARRAY")
     jq_time=$(seconds jq -c -f Benchmarks/Pipeline/peer.jq "$ARRAY")
     orjson=$(seconds python3 Benchmarks/Pipeline/peer_orjson.py "$ARRAY")
-    echo "== end to end, $SIZE_MB MB array, median of $ROUNDS runs (seconds; ratio = peer time / restmap time)"
+    echo "== end to end, $SIZE_MB MB array, median of $ROUNDS runs (${METRIC:-wall} seconds; ratio = peer time / restmap time)"
     echo "restmap map (whole body)        $restmap_whole"
     echo "restmap map --stream --jobs 1   $restmap_stream"
     echo "JSONDecoder+Codable+JSONEncoder $codable   whole: $(ratio "$codable" "$restmap_whole")x  stream: $(ratio "$codable" "$restmap_stream")x"
@@ -76,10 +79,10 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     LINES="$DATA/repos-$JOBS_MB.ndjson"
     generate ndjson "$JOBS_MB" "$LINES"
     echo "== --jobs scaling, $JOBS_MB MB NDJSON (--input ndjson --entity Repository --format ndjson), $(nproc) cores"
-    one=$(seconds "$RESTMAP" map --schema "$SCHEMA" --input ndjson --entity Repository --format ndjson --jobs 1 "$LINES")
+    one=$(METRIC=wall seconds "$RESTMAP" map --schema "$SCHEMA" --input ndjson --entity Repository --format ndjson --jobs 1 "$LINES")
     echo "--jobs 1  $one"
     for jobs in 2 4; do
-        many=$(seconds "$RESTMAP" map --schema "$SCHEMA" --input ndjson --entity Repository --format ndjson --jobs "$jobs" "$LINES")
+        many=$(METRIC=wall seconds "$RESTMAP" map --schema "$SCHEMA" --input ndjson --entity Repository --format ndjson --jobs "$jobs" "$LINES")
         echo "--jobs $jobs  $many   speed-up $(ratio "$one" "$many")x"
     done
 fi

@@ -338,6 +338,23 @@ public struct JSONElementStream<Source: JSONByteSource> {
             let end: Int? = buffer.withUnsafeBufferPointer { bytes in
                 var cursor = scanned
                 while cursor < filled {
+                    if inString, !escaped {
+                        // Skip eight bytes at a time to the next '"' or '\\' (the lowest flagged
+                        // byte is a real one: borrows only flag bytes above it).
+                        let ones: UInt64 = 0x0101_0101_0101_0101
+                        while cursor + 8 <= filled {
+                            let word = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + cursor).loadUnaligned(as: UInt64.self))
+                            let quote = word ^ (ones &* 0x22)
+                            let backslash = word ^ (ones &* 0x5C)
+                            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & 0x8080_8080_8080_8080
+                            if special != 0 {
+                                cursor += special.trailingZeroBitCount >> 3
+                                break
+                            }
+                            cursor += 8
+                        }
+                        if cursor >= filled { break }
+                    }
                     let byte = bytes[cursor]
                     cursor += 1
                     if inString {

@@ -108,7 +108,7 @@ extension Mapper {
                 failure = .malformed(error)
             }
             if batches.isEmpty { break }
-            for mapped in mapInParallel(batches, target: target, request: request) {
+            for mapped in mapInParallel(batches, target: target, request: request, render: options.format != nil) {
                 handle(emitter.emit(mapped))
             }
         }
@@ -200,13 +200,19 @@ extension Mapper {
 
     // MARK: Mapping batches
 
-    private func mapInParallel(_ batches: [JSONElementBatch], target: StreamTarget, request: Response) -> [MappedBatch] {
-        if batches.count == 1 { return [mapBatch(batches[0], target: target, request: request)] }
+    /// Maps (and renders, so that runs in parallel too) each batch on its own thread.
+    private func mapInParallel(_ batches: [JSONElementBatch], target: StreamTarget, request: Response, render: Bool) -> [MappedBatch] {
+        @Sendable func work(_ batch: JSONElementBatch) -> MappedBatch {
+            var mapped = mapBatch(batch, target: target, request: request)
+            if render { mapped.render() }
+            return mapped
+        }
+        if batches.count == 1 { return [work(batches[0])] }
         var results = [MappedBatch?](repeating: nil, count: batches.count)
         results.withUnsafeMutableBufferPointer { slots in
             nonisolated(unsafe) let slots = slots
             DispatchQueue.concurrentPerform(iterations: batches.count) { index in
-                slots[index] = mapBatch(batches[index], target: target, request: request)
+                slots[index] = work(batches[index])
             }
         }
         // Total: concurrentPerform ran every iteration.
@@ -322,6 +328,8 @@ struct MappedElement: Sendable {
     var records: [Record]
     var errors: [StreamedError]
     var identities: [IdentityClaim] = []
+    /// Each record's JSON in `MappedBatch.bytes`, once rendered.
+    var rendered: [Range<Int>] = []
     /// NDJSON: the element's line.
     var line: Int? = nil
     /// Arrays: `key.path[index]: `, to begin an error message.
@@ -331,8 +339,23 @@ struct MappedElement: Sendable {
 /// The elements of one batch, in order.
 struct MappedBatch: Sendable {
     var elements: [MappedElement] = []
+    /// The rendered records of every element, one JSON object after another.
+    var bytes: [UInt8] = []
 
     mutating func add(_ element: MappedElement) { elements.append(element) }
+
+    /// Renders every record into `bytes`.
+    mutating func render() {
+        var writer = JSONWriter()
+        for index in elements.indices {
+            elements[index].rendered = elements[index].records.map { record in
+                let start = writer.bytes.count
+                RecordWriter.write(record, to: &writer)
+                return start..<writer.bytes.count
+            }
+        }
+        bytes = writer.bytes
+    }
 }
 
 /// Puts mapped batches out in order: checks identities across elements and renders records.
@@ -351,7 +374,6 @@ struct StreamEmitter {
 
     mutating func emit(_ batch: MappedBatch) -> StreamedBatch {
         var result = StreamedBatch(records: [], output: [], errors: [])
-        var writer = JSONWriter()
         start(&result.output)
         for element in batch.elements {
             result.errors += element.errors
@@ -366,14 +388,13 @@ struct StreamEmitter {
             }
             result.records += element.records
             guard let format else { continue }
-            for record in element.records {
-                if format == .json, wroteRecord { writer.raw(",") }
-                RecordWriter.write(record, to: &writer)
-                if format == .ndjson { writer.raw("\n") }
+            for range in element.rendered {
+                if format == .json, wroteRecord { result.output.append(UInt8(ascii: ",")) }
+                result.output += batch.bytes[range]
+                if format == .ndjson { result.output.append(0x0A) }
                 wroteRecord = true
             }
         }
-        result.output += writer.bytes
         return result
     }
 
