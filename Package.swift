@@ -130,6 +130,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        .executableTarget(name: "CodablePeer", path: "Benchmarks/CodablePeer", swiftSettings: strictSettings),
+
         .executableTarget(
             name: "ClientBenchmarks",
             path: "Benchmarks/ClientBenchmarks",

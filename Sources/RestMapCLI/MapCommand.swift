@@ -62,6 +62,8 @@ struct MapCommand: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
+    @OptionGroup var streaming: StreamingOptions
+
     @Argument(help: ArgumentHelp("The response body; '-' or nothing reads standard input.", valueName: "BODY-FILE"))
     var body: String?
 
@@ -74,17 +76,11 @@ struct MapCommand: ParsableCommand {
         }
         // Warnings (such as a plugin library that was ignored) do not stop mapping, but are said.
         for warning in prepared.diagnostics where warning.severity == .warning {
-            Terminal.error("\(warning)\n")
+            Terminal.error("\(warning)
+")
         }
-        if let url, !url.contains("://") {
-            throw ValidationError("--url takes a full URL such as https://api.example.com/users, found '\(url)'")
-        }
-        let response = Response(method: method, path: path ?? url ?? "/", status: status, headers: try headers(), body: try readBody(),
-                                parameters: try Pairs.parse(param, separator: "=", option: "--param"),
-                                requestHeaders: try Pairs.parse(requestHeader, separator: ":", option: "--request-header"),
-                                userMetadata: .object(try Pairs.parse(metadata, separator: "=", option: "--metadata")
-                                    .sorted { $0.key < $1.key }.map { Value.Member(key: $0.key, value: .string($0.value)) }),
-                                requestURL: url)
+        if streaming.isStreaming { return try mapStream(with: mapper) }
+        let response = try response(body: try readBody())
         let result: MappingResult
         do { result = try mapper.map(response, options: MappingOptions(strict: strict)) } catch {
             Terminal.error("restmap: \(error)\n")
@@ -100,6 +96,19 @@ struct MapCommand: ParsableCommand {
             Terminal.error("restmap: record failed: \(error)\n")
         }
         if !result.errors.isEmpty { throw ExitCode.failure }
+    }
+
+    /// The response the options describe, with `body`.
+    func response(body: [UInt8]) throws -> Response {
+        if let url, !url.contains("://") {
+            throw ValidationError("--url takes a full URL such as https://api.example.com/users, found '\(url)'")
+        }
+        return Response(method: method, path: path ?? url ?? "/", status: status, headers: try headers(), body: body,
+                        parameters: try Pairs.parse(param, separator: "=", option: "--param"),
+                        requestHeaders: try Pairs.parse(requestHeader, separator: ":", option: "--request-header"),
+                        userMetadata: .object(try Pairs.parse(metadata, separator: "=", option: "--metadata")
+                            .sorted { $0.key < $1.key }.map { Value.Member(key: $0.key, value: .string($0.value)) }),
+                        requestURL: url)
     }
 
     private func readBody() throws -> [UInt8] {

@@ -82,6 +82,17 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy their UTF-8 at once.
+        var text = value
+        let copied = text.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

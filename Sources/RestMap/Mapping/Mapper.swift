@@ -194,7 +194,7 @@ public struct Mapper: Sendable {
         return chosen.values.sorted { $0.position < $1.position }.map { (plan.schema.responses[$0.position], $0.parameters) }
     }
 
-    private func routeName(method: String, path: String) -> String? {
+    func routeName(method: String, path: String) -> String? {
         plan.schema.routes.first { $0.method == method && $0.pattern.match(path[...]) != nil }?.name
     }
 

@@ -242,7 +242,7 @@ final class MappingSession {
         return records.count - 1
     }
 
-    private func identityKey(_ values: [Value?], slots: [Int]) -> IdentityKey? {
+    func identityKey(_ values: [Value?], slots: [Int]) -> IdentityKey? {
         guard !slots.isEmpty else { return nil }
         if slots.count == 1 {
             guard let value = values[slots[0]], !value.isNull else { return nil }

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# End-to-end pipeline benchmark: the whole `restmap map` process against hand-written
+# JSONDecoder+Codable+JSONEncoder, jq and Python+orjson on the same generated data, the --jobs
+# scaling, and peak memory on 1 GB inputs. Ratios are measured in the same run.
+#
+# usage: Benchmarks/Pipeline/run.sh [speed] [jobs] [memory]     (default: all three)
+# Data is generated into Benchmarks/.data (gitignored); SIZE_MB (20), JOBS_MB (200) and
+# MEMORY_MB (1024) set the sizes, ROUNDS (5) the runs per measurement (the median counts),
+# METRIC=cpu compares CPU time instead of wall time (the jobs part always measures wall time).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DATA=Benchmarks/.data
+mkdir -p "$DATA"
+SIZE_MB=${SIZE_MB:-20}
+JOBS_MB=${JOBS_MB:-200}
+MEMORY_MB=${MEMORY_MB:-1024}
+ROUNDS=${ROUNDS:-5}
+PARTS=${*:-speed jobs memory}
+
+command -v jq >/dev/null || apt-get install -y jq
+python3 -c 'import orjson' 2>/dev/null || python3 -m pip install --quiet orjson
+
+# BIN=folder uses binaries built elsewhere (restmap, librestmap-dates.so, CodablePeer).
+if [ -z "${BIN:-}" ]; then
+    swift build -c release --product restmap 2>&1 | tail -1
+    swift build -c release --product restmap-dates 2>&1 | tail -1
+    swift build -c release --product CodablePeer 2>&1 | tail -1
+    BIN=$(swift build -c release --show-bin-path)
+fi
+RESTMAP="$BIN/restmap"
+SCHEMA=Benchmarks/Pipeline/schema.yaml
+
+generate() { # layout megabytes file
+    [ -s "$3" ] || python3 Benchmarks/Pipeline/generate.py "$1" "$2" "$3" >/dev/null
+}
+
+# Median wall seconds of ROUNDS runs of a command (output to /dev/null); with METRIC=cpu, the
+# median of user + system CPU seconds instead (steadier on a machine shared with other work).
+seconds() {
+    local times=()
+    for _ in $(seq "$ROUNDS"); do
+        /usr/bin/time -f '%e %U %S' -o "$DATA/time.out" "$@" >/dev/null
+        if [ "${METRIC:-wall}" = cpu ]; then
+            times+=("$(tail -1 "$DATA/time.out" | awk '{ print $2 + $3 }')")
+        else
+            times+=("$(tail -1 "$DATA/time.out" | awk '{ print $1 }')")
+        fi
+    done
+    printf '%s\n' "${times[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+
+ratio() { echo "scale=2; $1 / $2" | bc -l; }
+
+# Peak resident memory (MB) of one run.
+peak() {
+    /usr/bin/time -f '%M' -o "$DATA/time.out" "$@" >/dev/null
+    echo $(( $(tail -1 "$DATA/time.out") / 1024 ))
+}
+
+if [[ " $PARTS " == *" speed "* ]]; then
+    ARRAY="$DATA/repos-$SIZE_MB.json"
+    generate array "$SIZE_MB" "$ARRAY"
+    # The peers must agree on the records before they are timed.
+    "$RESTMAP" map --schema "$SCHEMA" "$ARRAY" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)), "records")'
+    restmap_whole=$(seconds "$RESTMAP" map --schema "$SCHEMA" "$ARRAY")
+    restmap_stream=$(seconds "$RESTMAP" map --schema "$SCHEMA" --stream --jobs 1 "$ARRAY")
+    codable=$(seconds "$BIN/CodablePeer" "$ARRAY")
+    jq_time=$(seconds jq -c -f Benchmarks/Pipeline/peer.jq "$ARRAY")
+    orjson=$(seconds python3 Benchmarks/Pipeline/peer_orjson.py "$ARRAY")
+    echo "== end to end, $SIZE_MB MB array, median of $ROUNDS runs (${METRIC:-wall} seconds; ratio = peer time / restmap time)"
+    echo "restmap map (whole body)        $restmap_whole"
+    echo "restmap map --stream --jobs 1   $restmap_stream"
+    echo "JSONDecoder+Codable+JSONEncoder $codable   whole: $(ratio "$codable" "$restmap_whole")x  stream: $(ratio "$codable" "$restmap_stream")x"
+    echo "jq $(jq --version)                  $jq_time   whole: $(ratio "$jq_time" "$restmap_whole")x  stream: $(ratio "$jq_time" "$restmap_stream")x"
+    echo "Python+orjson                   $orjson   whole: $(ratio "$orjson" "$restmap_whole")x  stream: $(ratio "$orjson" "$restmap_stream")x"
+fi
+
+if [[ " $PARTS " == *" jobs "* ]]; then
+    LINES="$DATA/repos-$JOBS_MB.ndjson"
+    generate ndjson "$JOBS_MB" "$LINES"
+    echo "== --jobs scaling, $JOBS_MB MB NDJSON (--input ndjson --entity Repository --format ndjson), $(nproc) cores"
+    one=$(METRIC=wall seconds "$RESTMAP" map --schema "$SCHEMA" --input ndjson --entity Repository --format ndjson --jobs 1 "$LINES")
+    echo "--jobs 1  $one"
+    for jobs in 2 4; do
+        many=$(METRIC=wall seconds "$RESTMAP" map --schema "$SCHEMA" --input ndjson --entity Repository --format ndjson --jobs "$jobs" "$LINES")
+        echo "--jobs $jobs  $many   speed-up $(ratio "$one" "$many")x"
+    done
+fi
+
+if [[ " $PARTS " == *" memory "* ]]; then
+    df -h "$DATA" | tail -1
+    BIG_ARRAY="$DATA/repos-$MEMORY_MB.json"
+    BIG_LINES="$DATA/repos-$MEMORY_MB.ndjson"
+    generate array "$MEMORY_MB" "$BIG_ARRAY"
+    echo "== peak RSS (MB), $MEMORY_MB MB inputs"
+    echo "array  --stream               $(peak "$RESTMAP" map --schema "$SCHEMA" --stream "$BIG_ARRAY")"
+    rm -f "$BIG_ARRAY"
+    generate ndjson "$MEMORY_MB" "$BIG_LINES"
+    echo "ndjson --entity Repository    $(peak "$RESTMAP" map --schema "$SCHEMA" --input ndjson --entity Repository "$BIG_LINES")"
+    rm -f "$BIG_LINES"
+fi

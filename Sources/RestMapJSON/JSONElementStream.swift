@@ -1,0 +1,437 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a stream's bytes come from: a file descriptor or bytes in memory.
+public protocol JSONByteSource {
+    /// Reads up to `buffer.count` bytes into `buffer`; returns how many, 0 at the end.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int
+}
+
+/// Reads an open file descriptor (a file, a pipe, standard input) without taking ownership of it.
+public struct FileDescriptorSource: JSONByteSource {
+    public let descriptor: Int32
+
+    public init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int {
+        while true {
+            #if canImport(Glibc)
+            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            #else
+            let count = Darwin.read(descriptor, buffer.baseAddress, buffer.count)
+            #endif
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw JSONStreamError(message: "cannot read the input: \(String(cString: strerror(errno)))", offset: 0, element: nil)
+        }
+    }
+}
+
+/// Bytes already in memory, read as a stream (tests and embedders holding a buffer).
+public struct InMemorySource: JSONByteSource {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int {
+        let count = min(buffer.count, bytes.count - position)
+        bytes.withUnsafeBytes { source in
+            buffer.baseAddress?.copyMemory(from: source.baseAddress! + position, byteCount: count)
+        }
+        position += count
+        return count
+    }
+}
+
+/// Why a stream cannot go on: its framing (the array around the elements, the line structure)
+/// is broken, or the input cannot be read. Elements before it were already delivered.
+public struct JSONStreamError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    /// Byte offset in the whole input.
+    public var offset: Int
+    /// The index of the element being read, when one was.
+    public var element: Int?
+
+    public var description: String {
+        "malformed JSON at byte \(offset)\(element.map { " (element \($0))" } ?? ""): \(message)"
+    }
+}
+
+/// Consecutive elements of a stream, copied into one buffer that parses as a JSON array of them
+/// (`[e0,e1,…]`), so a whole batch is one `JSONDocument` instead of one per element.
+public struct JSONElementBatch: Sendable {
+    /// `[`, the elements separated by `,`, `]`.
+    public var bytes: [UInt8]
+    /// Each element's byte range in `bytes`.
+    public var ranges: [Range<Int>]
+    /// The stream index of the first element (elements are numbered from 0).
+    public var firstIndex: Int
+    /// NDJSON: each element's 1-based line number; empty for arrays.
+    public var lines: [Int]
+
+    /// Parses the batch; when it is not valid JSON, parses each element on its own so a bad
+    /// element is reported alone and the others still map.
+    public func documents() -> [Result<JSONNode, JSONParseError>] {
+        if let document = try? JSONDocument(bytes: bytes), document.root.count == ranges.count {
+            return document.root.elements.map { .success($0) }
+        }
+        return ranges.map { range in
+            Result { () throws(JSONParseError) in try JSONDocument(bytes: Array(bytes[range])).root }
+        }
+    }
+}
+
+/// What a stream holds.
+public enum JSONStreamLayout: Sendable, Equatable {
+    /// A JSON document whose array at `keys` (object keys from the top; none: the document is
+    /// the array) holds the elements.
+    case array(keys: [String])
+    /// One JSON text per line; blank lines are skipped.
+    case lines
+}
+
+/// Splits a stream into elements without holding the whole input: the elements of a top-level
+/// array (or of the array at a path of object keys), or the lines of NDJSON.
+///
+/// Only the framing is checked here (brackets, commas, what surrounds the array); each element is
+/// parsed, strictly, by `JSONElementBatch.documents()`. Memory is bounded by the batch size plus
+/// the largest element.
+public struct JSONElementStream<Source: JSONByteSource> {
+    private enum State {
+        case start, inArray(expectingElement: Bool), afterArray(openObjects: Int), finished
+    }
+
+    private var source: Source
+    private let layout: JSONStreamLayout
+    private var buffer: [UInt8]
+    /// Unread bytes are `buffer[position..<filled]`.
+    private var position = 0
+    private var filled = 0
+    /// Offset in the input of `buffer[0]`.
+    private var bufferOffset = 0
+    private var atEnd = false
+    private var state = State.start
+    private var nextIndex = 0
+    private var lineNumber = 1
+    private var pendingFailure: JSONStreamError?
+
+    public init(source: Source, layout: JSONStreamLayout, bufferSize: Int = 1 << 20) {
+        self.source = source
+        self.layout = layout
+        self.buffer = [UInt8](repeating: 0, count: max(bufferSize, 64))
+    }
+
+    /// The next elements, about `targetBytes` of them; `nil` once the stream is over.
+    public mutating func nextBatch(targetBytes: Int = 1 << 20) throws(JSONStreamError) -> JSONElementBatch? {
+        var batch = JSONElementBatch(bytes: [UInt8(ascii: "[")], ranges: [], firstIndex: nextIndex, lines: [])
+        batch.bytes.reserveCapacity(targetBytes + 64)
+        if let pendingFailure {
+            self.pendingFailure = nil
+            throw pendingFailure
+        }
+        while batch.ranges.isEmpty || batch.bytes.count < targetBytes {
+            let element: Element
+            do throws(JSONStreamError) {
+                guard let next = try nextElement() else { break }
+                element = next
+            } catch {
+                // Deliver the elements read so far; the failure comes with the next call.
+                if batch.ranges.isEmpty { throw error }
+                pendingFailure = error
+                break
+            }
+            if !batch.ranges.isEmpty { batch.bytes.append(UInt8(ascii: ",")) }
+            let start = batch.bytes.count
+            batch.bytes.append(contentsOf: buffer[element.range])
+            batch.ranges.append(start..<batch.bytes.count)
+            if let line = element.line { batch.lines.append(line) }
+            position = element.resume
+        }
+        batch.bytes.append(UInt8(ascii: "]"))
+        return batch.ranges.isEmpty ? nil : batch
+    }
+
+    // MARK: Elements
+
+    /// An element's bytes in `buffer` (valid until the next read) and where reading goes on.
+    private typealias Element = (range: Range<Int>, line: Int?, resume: Int)
+
+    /// The next element, or `nil` at the end.
+    private mutating func nextElement() throws(JSONStreamError) -> Element? {
+        switch layout {
+        case .lines: return try nextLine()
+        case .array(let keys): return try nextArrayElement(keys: keys)
+        }
+    }
+
+    private mutating func nextLine() throws(JSONStreamError) -> Element? {
+        while true {
+            var searched = position
+            while true {
+                let newline = buffer.withUnsafeBytes { bytes in
+                    memchr(bytes.baseAddress! + searched, 0x0A, filled - searched).map { UnsafeRawPointer($0) - bytes.baseAddress! }
+                }
+                if let newline {
+                    let line = lineNumber
+                    lineNumber += 1
+                    var end = newline
+                    if end > position, buffer[end - 1] == 0x0D { end -= 1 }
+                    let range = position..<end
+                    if isBlank(range) {
+                        position = newline + 1
+                        break
+                    }
+                    nextIndex += 1
+                    return (range, line, newline + 1)
+                }
+                searched = filled
+                if atEnd {
+                    guard position < filled, !isBlank(position..<filled) else { return nil }
+                    let line = lineNumber
+                    lineNumber += 1
+                    nextIndex += 1
+                    return (position..<filled, line, filled)
+                }
+                let shift = try refill()
+                searched -= shift
+            }
+        }
+    }
+
+    private func isBlank(_ range: Range<Int>) -> Bool {
+        buffer[range].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+    }
+
+    private mutating func nextArrayElement(keys: [String]) throws(JSONStreamError) -> Element? {
+        while true {
+            switch state {
+            case .start:
+                try enterArray(keys: keys)
+                state = .inArray(expectingElement: false)
+            case .inArray(let expectingElement):
+                try skipWhitespace()
+                guard position < filled else { throw failure("unterminated array: expected ',' or ']'", element: nextIndex) }
+                let byte = buffer[position]
+                if byte == UInt8(ascii: "]") {
+                    if expectingElement { throw failure("expected a value after ','", element: nextIndex) }
+                    position += 1
+                    state = .afterArray(openObjects: keys.count)
+                    continue
+                }
+                if nextIndex > 0 && !expectingElement {
+                    guard byte == UInt8(ascii: ",") else { throw failure("expected ',' or ']' after an array element", element: nextIndex - 1) }
+                    position += 1
+                    state = .inArray(expectingElement: true)
+                    continue
+                }
+                let end = try valueEnd(element: nextIndex)
+                state = .inArray(expectingElement: false)
+                nextIndex += 1
+                return (position..<end, nil, end)
+            case .afterArray(let openObjects):
+                try finishDocument(openObjects: openObjects)
+                state = .finished
+            case .finished:
+                return nil
+            }
+        }
+    }
+
+    // MARK: Framing
+
+    /// Walks object keys down to the array and stops after its '['.
+    private mutating func enterArray(keys: [String]) throws(JSONStreamError) {
+        for (depth, key) in keys.enumerated() {
+            try skipWhitespace()
+            guard position < filled, buffer[position] == UInt8(ascii: "{") else {
+                let walked = keys[..<depth].joined(separator: ".")
+                throw failure("expected an object\(walked.isEmpty ? "" : " at '\(walked)'") to find '\(key)' in", element: nil)
+            }
+            position += 1
+            var first = true
+            while true {
+                try skipWhitespace()
+                guard position < filled else { throw failure("unterminated object", element: nil) }
+                if buffer[position] == UInt8(ascii: "}") {
+                    throw failure("no member '\(keys[...depth].joined(separator: "."))' holds an array to stream", element: nil)
+                }
+                if !first {
+                    guard buffer[position] == UInt8(ascii: ",") else { throw failure("expected ',' or '}' after an object member", element: nil) }
+                    position += 1
+                    try skipWhitespace()
+                }
+                first = false
+                let found = try readKey()
+                if found == key { break }
+                position = try valueEnd(element: nil)
+            }
+        }
+        try skipWhitespace()
+        guard position < filled, buffer[position] == UInt8(ascii: "[") else {
+            let place = keys.isEmpty ? "the document" : "'\(keys.joined(separator: "."))'"
+            throw failure("\(place) is not an array, which streaming needs (map it without streaming)", element: nil)
+        }
+        position += 1
+    }
+
+    /// After the array: the rest of each enclosing object, then nothing but whitespace.
+    private mutating func finishDocument(openObjects: Int) throws(JSONStreamError) {
+        for _ in 0..<openObjects {
+            while true {
+                try skipWhitespace()
+                guard position < filled else { throw failure("unterminated object", element: nil) }
+                if buffer[position] == UInt8(ascii: "}") {
+                    position += 1
+                    break
+                }
+                guard buffer[position] == UInt8(ascii: ",") else { throw failure("expected ',' or '}' after an object member", element: nil) }
+                position += 1
+                try skipWhitespace()
+                _ = try readKey()
+                position = try valueEnd(element: nil)
+            }
+        }
+        try skipWhitespace()
+        if position < filled { throw failure("unexpected text after the document", element: nil) }
+    }
+
+    /// Reads `"key":` and the whitespace after it; returns the key's text.
+    private mutating func readKey() throws(JSONStreamError) -> String {
+        guard position < filled, buffer[position] == UInt8(ascii: "\"") else { throw failure("expected a string key", element: nil) }
+        let end = try valueEnd(element: nil)
+        let text = buffer[position..<end]
+        let key: String
+        if text.contains(UInt8(ascii: "\\")) {
+            guard let decoded = (try? JSONDocument(bytes: Array(text)))?.root.stringValue else { throw failure("invalid key", element: nil) }
+            key = decoded
+        } else {
+            key = String(decoding: text.dropFirst().dropLast(), as: UTF8.self)
+        }
+        position = end
+        try skipWhitespace()
+        guard position < filled, buffer[position] == UInt8(ascii: ":") else { throw failure("expected ':' after an object key", element: nil) }
+        position += 1
+        return key
+    }
+
+    /// The end of the value at `position` (reading more input as needed). Containers end at their
+    /// matching bracket (strings skipped), scalars at the next delimiter; the value itself is
+    /// checked when it is parsed.
+    private mutating func valueEnd(element: Int?) throws(JSONStreamError) -> Int {
+        try skipWhitespace()
+        var scanned = position
+        var depth = 0
+        var inString = false
+        var escaped = false
+        guard position < filled else { throw failure("expected a value", element: element) }
+        let first = buffer[position]
+        let isScalar = first != UInt8(ascii: "{") && first != UInt8(ascii: "[") && first != UInt8(ascii: "\"")
+        while true {
+            let end: Int? = buffer.withUnsafeBufferPointer { bytes in
+                var cursor = scanned
+                while cursor < filled {
+                    if inString, !escaped {
+                        // Skip eight bytes at a time to the next '"' or '\\' (the lowest flagged
+                        // byte is a real one: borrows only flag bytes above it).
+                        let ones: UInt64 = 0x0101_0101_0101_0101
+                        while cursor + 8 <= filled {
+                            let word = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + cursor).loadUnaligned(as: UInt64.self))
+                            let quote = word ^ (ones &* 0x22)
+                            let backslash = word ^ (ones &* 0x5C)
+                            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & 0x8080_8080_8080_8080
+                            if special != 0 {
+                                cursor += special.trailingZeroBitCount >> 3
+                                break
+                            }
+                            cursor += 8
+                        }
+                        if cursor >= filled { break }
+                    }
+                    let byte = bytes[cursor]
+                    cursor += 1
+                    if inString {
+                        if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
+                            inString = false
+                            if depth == 0 { return cursor }
+                        }
+                        continue
+                    }
+                    if isScalar {
+                        switch byte {
+                        case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return cursor - 1
+                        default: continue
+                        }
+                    }
+                    switch byte {
+                    case UInt8(ascii: "\""): inString = true
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 { return cursor }
+                    default: break
+                    }
+                }
+                scanned = cursor
+                return nil
+            }
+            if let end { return end }
+            if atEnd {
+                if isScalar { return filled }
+                throw failure(inString ? "unterminated string" : "unterminated \(first == UInt8(ascii: "{") ? "object" : "array")", element: element)
+            }
+            scanned -= try refill()
+        }
+    }
+
+    private mutating func skipWhitespace() throws(JSONStreamError) {
+        while true {
+            while position < filled {
+                switch buffer[position] {
+                case 0x20, 0x0A, 0x0D, 0x09: position += 1
+                default: return
+                }
+            }
+            if atEnd { return }
+            _ = try refill()
+        }
+    }
+
+    /// Reads more input, first moving the unread bytes to the front (growing the buffer when an
+    /// element fills it). Returns how far the unread bytes moved.
+    @discardableResult
+    private mutating func refill() throws(JSONStreamError) -> Int {
+        let shift = position
+        if shift > 0 {
+            buffer.withUnsafeMutableBytes { bytes in
+                _ = memmove(bytes.baseAddress!, bytes.baseAddress! + shift, filled - shift)
+            }
+            filled -= shift
+            position = 0
+            bufferOffset += shift
+        }
+        if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+        var failure: JSONStreamError?
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            do throws(JSONStreamError) { return try source.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...])) } catch {
+                failure = error
+                return 0
+            }
+        }
+        if let failure { throw failure }
+        if count == 0 { atEnd = true }
+        filled += count
+        return shift
+    }
+
+    private func failure(_ message: String, element: Int?) -> JSONStreamError {
+        JSONStreamError(message: message, offset: bufferOffset + position, element: element)
+    }
+}

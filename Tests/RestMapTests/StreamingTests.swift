@@ -1,0 +1,169 @@
+import Foundation
+import RestMap
+import RestMapJSON
+import Testing
+
+/// Streaming maps element by element and never prints other records than the whole body would.
+@Suite("Streaming")
+struct StreamingTests {
+    static let schema = """
+        restmap: 1
+        entities:
+          Repo:
+            identifiedBy: id
+            attributes:
+              id: { from: id, type: integer, required: true }
+              name: name
+              index: "@metadata.mapping.collectionIndex"
+              labels: labels
+            relationships:
+              owner: { from: owner, entity: Owner }
+          Owner:
+            identifiedBy: login
+            attributes:
+              login: login
+              site: site
+        responses:
+          - { path: /repos, entity: Repo }
+          - { path: /search, keyPath: result.items, entity: Repo }
+        """
+
+    /// Twelve repositories: owners repeat (identically), one element is not an object, one misses its id.
+    static let elements: [String] = (0..<12).map { index in
+        switch index {
+        case 4: return #""not a repo""#
+        case 7: return #"{"name": "no id", "owner": {"login": "ann"}}"#
+        default:
+            return #"{"id": \#(index), "name": "repo \"\#(index)\" [x]", "owner": {"login": "user\#(index % 3)", "site": "s\#(index % 3)"}, "labels": ["a", "b{"]}"#
+        }
+    }
+
+    static var array: String { "[" + elements.joined(separator: ",\n ") + "]" }
+
+    func mapper() throws -> Mapper { try Fixture.mapper(yaml: Self.schema) }
+
+    /// Streams `body` and returns the output and the error texts.
+    func stream(_ body: String, path: String = "/repos", input: StreamInput = .array, format: StreamOutputFormat = .json,
+                jobs: Int = 1, batchBytes: Int = 64) throws -> (output: String, errors: [String]) {
+        var output: [UInt8] = []
+        var errors: [String] = []
+        try mapper().mapStream(Response(path: path, body: []), from: InMemorySource(Array(body.utf8)),
+                               options: StreamOptions(input: input, format: format, jobs: jobs, batchBytes: batchBytes)) { batch in
+            output += batch.output
+            errors += batch.errors.map(\.description)
+        }
+        return (String(decoding: output, as: UTF8.self), errors)
+    }
+
+    func whole(_ body: String, path: String = "/repos") throws -> (output: String, errors: [String]) {
+        let result = try mapper().map(Response(path: path, body: body))
+        return (RecordWriter.json(result.records) + "\n", result.errors.map(\.description))
+    }
+
+    @Test("A streamed array prints exactly what the whole-body mapping prints, errors included, for any batch size and jobs")
+    func arrayMatchesWholeBody() throws {
+        let expected = try whole(Self.array)
+        #expect(expected.errors.count == 2)
+        for (jobs, batchBytes) in [(1, 1), (1, 64), (3, 100), (2, 1 << 20)] {
+            let streamed = try stream(Self.array, jobs: jobs, batchBytes: batchBytes)
+            #expect(streamed.output == expected.output, "jobs \(jobs), batch \(batchBytes)")
+            #expect(streamed.errors == expected.errors)
+        }
+    }
+
+    @Test("The array at a descriptor's key path streams, with members before and after it")
+    func keyPathArray() throws {
+        let body = #"{"total": 12, "skip": {"items": [1, {"a": "]"}]}, "result": {"page": 1, "items": \#(Self.array), "more": [true]}, "end": null}"#
+        let expected = try whole(body, path: "/search")
+        let streamed = try stream(body, path: "/search")
+        #expect(streamed.output == expected.output)
+        #expect(streamed.errors == expected.errors)
+        #expect(streamed.errors.first?.hasPrefix("result.items[4]") == true)
+    }
+
+    @Test("NDJSON representations map as the elements of an array of them; errors name the line")
+    func representationLines() throws {
+        let lines = Self.elements.map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n") + "\n"
+        let expected = try whole(Self.array)
+        let streamed = try stream(lines, input: .representations(entity: "Repo"), jobs: 2, batchBytes: 80)
+        #expect(streamed.output == expected.output)
+        #expect(streamed.errors.count == 2)
+        #expect(streamed.errors[0].hasPrefix("line 5: "))
+        #expect(streamed.errors[1].hasPrefix("line 8: "))
+    }
+
+    @Test("NDJSON bodies: each line maps as its own response; a malformed line is reported with its number, the others print")
+    func bodyLines() throws {
+        let bodies = ["[" + Self.elements[0] + "]", "{ broken", "", "[" + Self.elements.joined(separator: ", ") + "]"]
+        let streamed = try stream(bodies.joined(separator: "\r\n"), input: .bodies, format: .ndjson)
+        var expected = ""
+        for body in [bodies[0], bodies[3]] {
+            expected += RecordWriter.ndjson(try mapper().map(Response(path: "/repos", body: body)).records)
+        }
+        #expect(streamed.output == expected)
+        #expect(streamed.errors.first?.hasPrefix("line 2: malformed JSON body") == true)
+        #expect(streamed.errors.count == 3)
+    }
+
+    @Test("A malformed element is reported with its index and the others still map")
+    func malformedElement() throws {
+        let body = #"[{"id": 1}, {"id": 2,, "name": "x"}, {"id": 3}]"#
+        let streamed = try stream(body, batchBytes: 1 << 20)
+        #expect(streamed.output.components(separatedBy: #""$entity":"Repo""#).count - 1 == 2)
+        #expect(streamed.errors.count == 1)
+        #expect(streamed.errors.first?.hasPrefix("[1]: malformed JSON") == true)
+    }
+
+    @Test("Broken framing stops the stream after the elements before it, and the JSON output is still closed")
+    func brokenFraming() throws {
+        var output: [UInt8] = []
+        #expect {
+            try mapper().mapStream(Response(path: "/repos", body: []), from: InMemorySource(Array(#"[{"id": 1} {"id": 2}]"#.utf8)),
+                                   options: StreamOptions(input: .array, format: .json)) { output += $0.output }
+        } throws: { error in
+            "\(error)".contains("expected ',' or ']' after an array element") && "\(error)".contains("element 0")
+        }
+        #expect(String(decoding: output, as: UTF8.self) == #"[{"$entity":"Repo","id":1,"index":0}]"# + "\n")
+    }
+
+    @Test("Records with one identification but different content in two elements: the later element fails, saying why")
+    func identityConflict() throws {
+        let body = #"[{"id": 1, "owner": {"login": "ann", "site": "a"}}, {"id": 2, "owner": {"login": "ann", "site": "b"}}]"#
+        let streamed = try stream(body)
+        #expect(streamed.output.contains(#""id":1"#))
+        #expect(!streamed.output.contains(#""id":2"#))
+        #expect(streamed.errors.count == 1)
+        #expect(streamed.errors.first?.contains("[1]: a record of entity 'Owner' with identification \"ann\" differs") == true)
+        #expect(streamed.errors.first?.contains("without --stream") == true)
+    }
+
+    @Test("connect and @root need the whole document: streaming is refused naming them")
+    func refusals() throws {
+        let connect = try Fixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              User:
+                attributes: { id: id, teamID: team }
+                relationships:
+                  team: { entity: Team, connect: { teamID: id } }
+              Team:
+                attributes: { id: id }
+            responses:
+              - { entity: User }
+            """)
+        #expect {
+            try connect.mapStream(Response(path: "/", body: []), from: InMemorySource(Array("[]".utf8)), options: StreamOptions(input: .array)) { _ in }
+        } throws: { "\($0)".contains("relationship 'team' of entity 'User' uses 'connect'") && "\($0)".contains("without --stream") }
+        let root = try Fixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              Item:
+                attributes: { id: id, total: "@root.total" }
+            responses:
+              - { keyPath: items, entity: Item }
+            """)
+        #expect {
+            try root.mapStream(Response(path: "/", body: []), from: InMemorySource([]), options: StreamOptions(input: .representations(entity: "Item"))) { _ in }
+        } throws: { "\($0)".contains("attribute 'total' of entity 'Item' reads '@root'") }
+    }
+}
