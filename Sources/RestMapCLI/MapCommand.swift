@@ -76,8 +76,7 @@ struct MapCommand: ParsableCommand {
         }
         // Warnings (such as a plugin library that was ignored) do not stop mapping, but are said.
         for warning in prepared.diagnostics where warning.severity == .warning {
-            Terminal.error("\(warning)
-")
+            Terminal.error("\(warning)\n")
         }
         if streaming.isStreaming { return try mapStream(with: mapper) }
         let response = try response(body: try readBody())

@@ -137,7 +137,7 @@ extension Mapper {
                 throw .needsWholeDocument("the schema defines no entity named '\(name)'")
             }
             try checkStreamable(entity)
-            let metadata = Metadata(request: request, routeName: routeName(method: request.method, path: path),
+            let metadata = Metadata(request: request, schema: plan.schema, routeName: routeName(method: request.method, path: path),
                                     routingParameters: request.parameters)
             return StreamTarget(layout: .lines, entity: entity, keyPath: "", metadata: metadata)
         case .array:
@@ -154,7 +154,7 @@ extension Mapper {
                 let keyPaths = matched.map { $0.descriptor.keyPath.map { "'\($0.text)'" } ?? "the whole body" }
                 throw .needsWholeDocument("\(matched.count) response descriptors match (\(keyPaths.joined(separator: ", "))); a stream maps one array")
             }
-            if descriptor.keyedBy != nil { throw .needsWholeDocument("the response descriptor maps an object keyed by its keys ('keyedBy'), not an array") }
+            if !descriptor.keyedBy.isEmpty { throw .needsWholeDocument("the response descriptor maps an object keyed by its keys ('keyedBy'), not an array") }
             var keys: [String] = []
             for segment in descriptor.keyPath?.segments ?? [] {
                 guard case .key(let key, index: nil) = segment else {
@@ -167,7 +167,7 @@ extension Mapper {
             try checkStreamable(entity)
             var parameters = request.parameters
             parameters.merge(extracted) { given, _ in given }
-            let metadata = Metadata(request: request, routeName: routeName(method: request.method, path: path), routingParameters: parameters)
+            let metadata = Metadata(request: request, schema: plan.schema, routeName: routeName(method: request.method, path: path), routingParameters: parameters)
             return StreamTarget(layout: .array(keys: keys), entity: entity, keyPath: descriptor.keyPath?.text ?? "", metadata: metadata)
         }
     }
@@ -179,8 +179,11 @@ extension Mapper {
         while let index = pending.popLast() {
             let entityPlan = plan.entities[index]
             var keyPaths = entityPlan.attributes.map { ("attribute '\($0.name)'", $0.source) }
-            if let dynamic = entityPlan.dynamic { keyPaths.append(("'dynamic.by'", dynamic.by)) }
-            var reached = entityPlan.dynamic.map { Array($0.cases.values) } ?? []
+            var reached: [Int] = []
+            for matcher in entityPlan.dynamic?.matchers ?? [] {
+                keyPaths += matcher.conditions.map { ("a 'dynamic' condition", $0.keyPath) }
+                reached.append(matcher.entity)
+            }
             if case .entity(let fallback)? = entityPlan.dynamic?.otherwise { reached.append(fallback) }
             for relationship in entityPlan.relationships {
                 if !relationship.connections.isEmpty {
