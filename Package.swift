@@ -123,14 +123,15 @@ let package = Package(
         .target(name: "RestMapCSV", dependencies: ["RestMapPluginKit"], path: "Plugins/CSV/Sources", swiftSettings: strictSettings),
         .target(name: "RestMapCSVPlugin", dependencies: ["RestMapCSV"], path: "Plugins/CSV/Export", swiftSettings: strictSettings),
 
+        .target(name: "BenchmarkData", path: "Benchmarks/BenchmarkData", swiftSettings: strictSettings),
         .executableTarget(
             name: "RestMapBenchmarks",
-            dependencies: ["RestMap", "RestMapDates", "RestMapPlugins"],
+            dependencies: ["RestMap", "RestMapDates", "RestMapPlugins", "BenchmarkData"],
             path: "Benchmarks/RestMapBenchmarks",
             swiftSettings: strictSettings
         ),
 
-        .executableTarget(name: "CodablePeer", path: "Benchmarks/CodablePeer", swiftSettings: strictSettings),
+        .executableTarget(name: "CodablePeer", dependencies: ["BenchmarkData"], path: "Benchmarks/CodablePeer", swiftSettings: strictSettings),
 
         .executableTarget(
             name: "ClientBenchmarks",
@@ -141,7 +142,7 @@ let package = Package(
 
         .executableTarget(
             name: "StoreBenchmarks",
-            dependencies: ["RestMap", "RestMapStore", "RestMapDates", "RestMapPlugins"],
+            dependencies: ["RestMap", "RestMapStore", "RestMapDates", "RestMapPlugins", "BenchmarkData"],
             path: "Benchmarks/StoreBenchmarks",
             swiftSettings: strictSettings
         ),

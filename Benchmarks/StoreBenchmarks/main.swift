@@ -4,73 +4,15 @@ import RestMapDates
 import RestMapPlugins
 import RestMapSchema
 import RestMapStore
+import BenchmarkData
 
 // Imports the ~20 MB GitHub-like array of RestMapBenchmarks (19k repositories with nested owners)
 // into a fresh store, then re-imports it with every repository's stars changed (updates), and
 // does the same in the same run with a Python sqlite3 + json peer doing the same upserts into the
 // same tables. Prints the ratios. Run: swift run -c release StoreBenchmarks [MEGABYTES]
 
-let targetBytes = (CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20) << 20
+let megabytesWanted = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20
 let rounds = 3
-
-// The generator of Benchmarks/RestMapBenchmarks, with the stars shifted for the update pass.
-/// The generated document.
-func makeDocument(starsOffset: Int = 0) -> [UInt8] {
-    var text = "["
-    var index = 0
-    let languages = ["Swift", "C", "Ruby", "Go", "Rust", "null"]
-    while text.utf8.count < targetBytes {
-        if index > 0 { text += "," }
-        let owner = index % 977
-        let language = languages[index % languages.count]
-        text += """
-        {"id":\(100_000 + index),"node_id":"MDEwOlJlcG9zaXRvcnkx\(index)","name":"repo-\(index)","full_name":"user\(owner)/repo-\(index)",\
-        "private":\(index % 7 == 0),"owner":{"login":"user\(owner)","id":\(owner),"node_id":"MDQ6VXNlcj\(owner)",\
-        "avatar_url":"https://avatars.example.com/u/\(owner)?v=4","gravatar_id":"","url":"https://api.example.com/users/user\(owner)",\
-        "html_url":"https://example.com/user\(owner)","type":"User","site_admin":false},\
-        "html_url":"https://example.com/user\(owner)/repo-\(index)","description":"Repository number \(index) with a \\"quoted\\" word",\
-        "fork":\(index % 3 == 0),"url":"https://api.example.com/repos/user\(owner)/repo-\(index)",\
-        "created_at":"2013-0\(1 + index % 9)-1\(index % 10)T1\(index % 10):2\(index % 6):3\(index % 10)Z",\
-        "updated_at":"2020-02-02T02:02:02Z","pushed_at":"2021-1\(index % 3)-2\(index % 8)T0\(index % 10):15:5\(index % 10)Z",\
-        "homepage":null,"size":\(index * 13 % 100_000),"stargazers_count":\(index * 7 % 50_000 + starsOffset),"watchers_count":\(index * 7 % 50_000),\
-        "language":\(language == "null" ? "null" : "\"\(language)\""),"has_issues":true,"has_projects":false,"has_downloads":true,\
-        "has_wiki":true,"forks_count":\(index % 1000),"open_issues_count":\(index % 50),"forks":\(index % 1000),"open_issues":\(index % 50),\
-        "watchers":\(index * 7 % 50_000),"default_branch":"main","score":\(Double(index % 100) / 4)}
-        """
-        index += 1
-    }
-    text += "]"
-    return Array(text.utf8)
-}
-
-let schemaText = """
-restmap: 1
-plugins: [dates]
-entities:
-  Repository:
-    identifiedBy: id
-    attributes:
-      id: { from: id, type: integer }
-      name: name
-      fullName: full_name
-      isPrivate: { from: private, type: boolean }
-      description: description
-      isFork: { from: fork, type: boolean }
-      createdAt: { from: created_at, type: date }
-      pushedAt: { from: pushed_at, type: date }
-      stars: { from: stargazers_count, type: integer }
-      language: language
-      forks: { from: forks_count, type: integer }
-    relationships:
-      owner: { from: owner, entity: Owner }
-  Owner:
-    identifiedBy: id
-    attributes:
-      login: login
-      id: { from: id, type: integer }
-responses:
-  - { entity: Repository }
-"""
 
 /// The peer: Python's json and sqlite3, the same tables (as RestMapStore creates them) and the
 /// same upserts by identity, one transaction per document. Prints its own seconds per document.
@@ -121,7 +63,6 @@ for path in files:
     print(time.perf_counter() - start, len(rows))
 """#
 
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 func seconds(_ body: () async throws -> Void) async rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
@@ -132,7 +73,7 @@ func seconds(_ body: () async throws -> Void) async rethrows -> Double {
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-store-benchmark-\(getpid())")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-let documents = [makeDocument(), makeDocument(starsOffset: 1)]
+let documents = [makeDocument(megabytes: megabytesWanted), makeDocument(megabytes: megabytesWanted, starsOffset: 1)]
 let files = try documents.enumerated().map { index, bytes in
     let url = folder.appendingPathComponent("document-\(index).json")
     try Data(bytes).write(to: url)
