@@ -158,12 +158,14 @@ let package = Package(
         .testTarget(name: "RestMapSchemaTests", dependencies: ["RestMapSchema"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap"]),
         .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
-        .testTarget(name: "RestMapCLITests", dependencies: ["RestMap"]),
+        .testTarget(name: "RestMapCLITests", dependencies: ["RestMap", "RestMapTestSupport"]),
         .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins"]),
         .testTarget(name: "RestMapLSPTests", dependencies: ["RestMapJSON"]),
-        .testTarget(name: "RestMapClientTests", dependencies: ["RestMapClient", "RestMap"]),
-        .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap"]),
-        .testTarget(name: "RestMapSampleServerTests", dependencies: ["RestMapJSON"]),
+        // What the test targets share: running built programs and the sample server.
+        .target(name: "RestMapTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
+        .testTarget(name: "RestMapClientTests", dependencies: ["RestMapClient", "RestMap", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapSampleServerTests", dependencies: ["RestMapJSON", "RestMapTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,41 +1,15 @@
 import Foundation
+import RestMapTestSupport
 import Testing
 
 /// `restmap get` and `restmap send`, run as the built binary against the sample server.
 @Suite("restmap get and send")
 struct CommandTests {
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
     /// Runs the built `restmap` with `arguments`, environment additions and standard input.
-    static func restmap(_ arguments: [String], environment: [String: String] = [:], input: String = "") async throws -> Run {
-        try await offPool { try run(arguments, environment: environment, input: input) }
-    }
-
-    private static func run(_ arguments: [String], environment: [String: String], input: String) throws -> Run {
-        let process = Process()
-        process.executableURL = SampleServer.binaries.appendingPathComponent("restmap")
-        process.arguments = arguments
-        process.currentDirectoryURL = SampleServer.repository
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let output = Pipe(), errors = Pipe(), standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = standardInput
-        try process.run()
-        standardInput.fileHandleForWriting.write(Data(input.utf8))
-        try standardInput.fileHandleForWriting.close()
-        nonisolated(unsafe) var errorData = Data()
-        let reader = Thread { errorData = errors.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
-        return Run(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                   errors: String(decoding: errorData, as: UTF8.self))
+    static func restmap(_ arguments: [String], environment: [String: String] = [:], input: String = "") async throws -> ProcessOutput {
+        try await offPool {
+            try ChildProcess.run(try TestPaths.built("restmap"), arguments, input: Data(input.utf8), environment: environment)
+        }
     }
 
     static func articlesSchema(_ extra: String = "") throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import RestMapTestSupport
 import RestMap
 import RestMapClient
 import Testing

@@ -1,3 +1,4 @@
+import RestMapTestSupport
 import Testing
 
 @Suite("Articles in every pagination kind")

@@ -1,4 +1,5 @@
 import Foundation
+import RestMapTestSupport
 import Testing
 
 @Suite("Auth kinds on the articles")

@@ -1,5 +1,6 @@
 import Foundation
 import RestMapJSON
+import RestMapTestSupport
 import Testing
 
 @Suite("Faults on request")

@@ -1,4 +1,5 @@
 import Foundation
+import RestMapTestSupport
 import Testing
 
 @Suite("GitHub-like users, repositories and starred")

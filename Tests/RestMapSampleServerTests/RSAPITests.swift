@@ -1,3 +1,4 @@
+import RestMapTestSupport
 import Testing
 
 @Suite("RSAPI session tokens, users, groups, MANY and DATA")

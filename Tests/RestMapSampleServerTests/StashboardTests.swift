@@ -1,3 +1,4 @@
+import RestMapTestSupport
 import Testing
 
 @Suite("Stashboard services and events")

@@ -1,55 +1,14 @@
 import Foundation
 import RestMapJSON
+import RestMapTestSupport
 import Testing
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A `restmap-sample-server` process on 127.0.0.1, started by one test and stopped by it.
-final class SampleServer: @unchecked Sendable {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    /// The build folder of the running test executable, where `swift build` put the server too.
-    static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        .deletingLastPathComponent().appendingPathComponent("restmap-sample-server")
-
-    let process: Process
-    let port: Int
-    private let errorLog: URL
-
-    /// Starts the server with `--port 0` and `arguments`, and waits (at most 30 s) for its one
-    /// `listening on` line.
-    init(_ arguments: [String] = []) throws {
-        let run = try Self.launch(["--port", "0"] + arguments)
-        process = run.process
-        errorLog = run.errorLog
-        guard let line = Self.firstLine(of: run.output, timeout: 30),
-              line.hasPrefix("listening on http://127.0.0.1:"),
-              let port = Int(line.dropFirst("listening on http://127.0.0.1:".count)) else {
-            process.terminate()
-            process.waitUntilExit()
-            throw Failure("the sample server did not start: \((try? String(contentsOf: run.errorLog, encoding: .utf8)) ?? "")")
-        }
-        self.port = port
-    }
-
-    /// Starts the binary with exactly `arguments`; standard error goes to a file.
-    static func launch(_ arguments: [String]) throws -> (process: Process, output: Pipe, errorLog: URL) {
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(binary.path) is missing: run `swift build` first")
-        let errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("sample-server-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = repository
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorLog)
-        try process.run()
-        return (process, output, errorLog)
-    }
-
+/// What only the sample server's own tests do with it: runs that end by themselves, raw requests.
+extension SampleServer {
     /// What a run that should end by itself did: exit status (`nil` when it had to be stopped
     /// after 30 s), first line on standard output, standard error.
     struct Exit: Sendable {
@@ -64,7 +23,7 @@ final class SampleServer: @unchecked Sendable {
         try await offPool {
             let run = try launch(arguments)
             defer { try? FileManager.default.removeItem(at: run.errorLog) }
-            let line = firstLine(of: run.output, timeout: 30)
+            let line = ChildProcess.firstLine(of: run.output, timeout: 30)
             let deadline = Date().addingTimeInterval(30)
             while line == nil, run.process.isRunning, Date() < deadline { usleep(20_000) }
             let stopped = run.process.isRunning
@@ -72,52 +31,6 @@ final class SampleServer: @unchecked Sendable {
             run.process.waitUntilExit()
             let errors = (try? String(contentsOf: run.errorLog, encoding: .utf8)) ?? ""
             return Exit(status: stopped ? nil : run.process.terminationStatus, firstLine: line, errors: errors)
-        }
-    }
-
-    /// The first line a pipe delivers, or `nil` when none arrives within `timeout` seconds.
-    static func firstLine(of pipe: Pipe, timeout: TimeInterval) -> String? {
-        let box = DataBox()
-        let done = DispatchSemaphore(value: 0)
-        let reader = Thread {
-            var data = Data()
-            while !data.contains(UInt8(ascii: "\n")) {
-                let chunk = pipe.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                data += chunk
-            }
-            box.set(data)
-            done.signal()
-        }
-        reader.start()
-        guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-        return String(decoding: box.get(), as: UTF8.self).split(separator: "\n").first.map(String.init)
-    }
-
-    /// Stops the server and returns what it wrote on standard error.
-    @discardableResult
-    func stop() -> String {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        defer { try? FileManager.default.removeItem(at: errorLog) }
-        return (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
-    }
-
-    /// Starts a server (see `init`) off the cooperative thread pool.
-    static func start(_ arguments: [String] = []) async throws -> SampleServer {
-        try await offPool { try SampleServer(arguments) }
-    }
-
-    /// Runs `body` with a started server, always stopping it.
-    static func with<T>(_ arguments: [String] = [], _ body: (SampleServer) async throws -> T) async throws -> T {
-        let server = try await start(arguments)
-        do {
-            let result = try await body(server)
-            await offPool { server.stop() }
-            return result
-        } catch {
-            await offPool { server.stop() }
-            throw error
         }
     }
 
@@ -136,30 +49,6 @@ final class SampleServer: @unchecked Sendable {
         #expect(reply.status == status, "\(method) \(target): \(reply.text)", sourceLocation: sourceLocation)
         return try reply.json()
     }
-}
-
-/// Runs blocking work (process waits, socket reads) on a dispatch thread, so tests never hold
-/// the few threads of Swift's cooperative pool that every async test of the run shares.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-    }
-}
-
-/// `offPool` for work that cannot fail.
-@discardableResult
-func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: work()) }
-    }
-}
-
-/// Hands the reader thread's bytes to the waiting test.
-private final class DataBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ value: Data) { lock.withLock { data = value } }
-    func get() -> Data { lock.withLock { data } }
 }
 
 struct Failure: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import RestMapTestSupport
 import Testing
 
 @Suite("Task list with Rails-style forms")

@@ -1,37 +1,17 @@
 import Foundation
+import RestMapTestSupport
 import Testing
 
 /// `restmap get --store DB` against the sample server on 127.0.0.1, then `--offline` and a dead network.
 @Suite struct OfflineGetTests {
-    /// Starts `restmap-sample-server` on a free loopback port; returns it and its base URL.
-    static func startServer() throws -> (Process, String) {
-        let binary = Program.restmap.deletingLastPathComponent().appendingPathComponent("restmap-sample-server")
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(binary.path) is missing: run `swift build` first")
-        let output = Pipe()
-        let server = try Program.start(binary, ["--port", "0"], output: output)
-        var line = Data()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("listening on http://127.0.0.1:") else {
-            server.terminate()
-            throw StoreFixture.Failure(description: "the sample server did not start: '\(text)'")
-        }
-        return (server, String(text.dropFirst("listening on ".count)))
-    }
-
     @Test func getSavesPagesAndOfflineReadsThemBack() throws {
         let db = try StoreFixture.folder().appendingPathComponent("mongohq.sqlite").path
-        let (server, baseURL) = try Self.startServer()
+        let server = try SampleServer()
+        let baseURL = server.baseURL
         let secret = ["MONGOHQ_API_KEY": "sample-api-key"]   // the schema's apiKey
         let common = ["get", "--schema", "Schemas/mongohq.yaml", "--base-url", baseURL, "--store", db, "--format", "ndjson"]
         let online = try Program.restmap(common + ["/databases/Test/collections"], environment: secret)
-        server.terminate()
-        server.waitUntilExit()
+        server.stop()
         #expect(online.status == 0, "\(online.errors)")
         #expect(online.errors.contains("restmap: store: inserted 2, updated 0, unchanged 0"))
         #expect(try Program.sqlite(db, "SELECT databaseID, name FROM Collection ORDER BY name") == ["Test|movies", "Test|some_collection"])

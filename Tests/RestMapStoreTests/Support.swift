@@ -1,4 +1,5 @@
 import Foundation
+import RestMapTestSupport
 import RestMap
 import RestMapSchema
 import RestMapStore
@@ -7,7 +8,7 @@ import Testing
 /// Paths, schemas, stores and processes shared by the store tests.
 enum StoreFixture {
     /// The repository root.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = TestPaths.repository
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -51,21 +52,14 @@ enum StoreFixture {
 
 /// Runs programs: the built `restmap` binary, the `sqlite3` shell and Python.
 enum Program {
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
+    typealias Run = ProcessOutput
 
     /// The built `restmap` binary, next to the running test executable.
-    static var restmap: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("restmap")
-    }
+    static var restmap: URL { TestPaths.buildFolder.appendingPathComponent("restmap") }
 
     /// Runs `restmap` with `arguments` (and environment additions) in the repository root.
     static func restmap(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        try #require(FileManager.default.isExecutableFile(atPath: restmap.path), "\(restmap.path) is missing: run `swift build` first")
-        return try run(restmap, arguments, environment: environment)
+        try ChildProcess.run(try TestPaths.built("restmap"), arguments, environment: environment)
     }
 
     /// Plain SQL through the `sqlite3` command-line shell: rows as `|`-separated lines.
@@ -75,32 +69,20 @@ enum Program {
         return result.output.split(separator: "\n").map(String.init)
     }
 
-    /// Starts a process; the caller waits for it.
-    static func start(_ executable: URL, _ arguments: [String], output: Pipe = Pipe(), errors: Pipe = Pipe(),
-                      environment: [String: String] = [:]) throws -> Process {
+    /// Starts a process in the repository root; the caller waits for it.
+    static func start(_ executable: URL, _ arguments: [String]) throws -> Process {
         let process = Process()
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = StoreFixture.root
-        process.standardOutput = output
-        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
         return process
     }
 
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let output = Pipe(), errors = Pipe()
-        let process = try start(executable, arguments, output: output, errors: errors, environment: environment)
-        // Read both streams concurrently so a large output cannot block the child.
-        nonisolated(unsafe) var errorData = Data()
-        let reader = Thread { errorData = errors.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
-        return Run(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                   errors: String(decoding: errorData, as: UTF8.self))
+    static func run(_ executable: URL, _ arguments: [String]) throws -> Run {
+        try ChildProcess.run(executable, arguments, in: StoreFixture.root)
     }
 }
