@@ -118,19 +118,21 @@ struct GetCommand: AsyncParsableCommand {
                 if format == .ndjson { Terminal.out(RecordWriter.ndjson(page.records)) } else { collected += page.records }
                 if let reason = page.stopReason { progress.stopReason = reason }
                 if let store, !(await save(page, in: store)) {
+                    progress.finish()
                     printCollected(collected)
                     return 1
                 }
             }
         } catch {
             progress.finish()
-            printCollected(collected)
             let clientError = error as? ClientError
             Terminal.error("restmap: \(error)\n")
-            if let store, clientError?.exitStatus == 3, collected.isEmpty {
+            // Only when nothing was printed yet: the store's answer is then the whole output.
+            if let store, clientError?.exitStatus == 3, progress.pages == 0 {
                 Terminal.error("restmap: the network failed; reading \(target) from the store\n")
                 return await readOffline(from: store, client: client)
             }
+            printCollected(collected)
             return clientError?.exitStatus ?? 3
         }
         progress.finish()

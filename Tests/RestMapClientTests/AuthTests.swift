@@ -29,6 +29,31 @@ struct AuthTests {
         #expect(!response.url.contains("sample-api-key"), "the URL a response reports carries no credential")
     }
 
+    @Test("A credential given as a plain header is sent, but never reaches the mapped metadata")
+    func credentialHeaderStaysOutOfRecords() async throws {
+        let schema = """
+            restmap: 1
+            entities:
+              Article:
+                attributes:
+                  id: { from: id, type: integer }
+                  sent: { from: "@metadata.HTTP.request.headers", type: any }
+            responses:
+              - { path: "/auth/:kind/articles", keyPath: articles, entity: Article }
+            """
+        let response = try await SampleServer.with { server in
+            let configuration = TestSchemas.configuration(server) { $0.headers = ["X-API-Key": "sample-api-key", "X-Trace": "t1"] }
+            return try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: configuration) { client in
+                try await client.get(path: "/auth/header/articles")
+            }
+        }
+        #expect(response.status == 200, "the header reached the server")
+        let sent = try #require(response.result.records.first?["sent"].value)
+        #expect(sent["X-Trace"] == .string("t1"))
+        #expect(sent["X-API-Key"] == nil)
+        #expect(!"\(sent)".contains("sample-api-key"))
+    }
+
     @Test("A wrong secret is a 401 error whose message never shows the secret", arguments: [
         "{ bearer: { env: SAMPLE_TOKEN } }", "{ apiKey: { name: api_key, in: query, value: { env: SAMPLE_KEY } } }",
     ])

@@ -63,6 +63,14 @@ struct Credentials: Sendable {
 
 /// Replaces secret values in text (URLs, messages) with `REDACTED`.
 struct Redactor: Sendable {
+    /// Whether a header carries a credential (`Authorization`, `Cookie`, an API key or token):
+    /// its value is redacted and never reaches `@metadata.HTTP.request.headers`.
+    static func isCredentialHeader(_ name: String) -> Bool {
+        let name = name.lowercased()
+        return ["authorization", "proxy-authorization", "cookie"].contains(name)
+            || ["key", "token", "secret", "password"].contains { name.contains($0) }
+    }
+
     private let secrets: [String]
 
     init(_ secrets: [String]) {

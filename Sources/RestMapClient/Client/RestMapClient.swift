@@ -81,6 +81,11 @@ public struct RestMapClient: Sendable {
         } else {
             session = nil
         }
+        // Credentials given as plain headers (`--header "Authorization: …"`) are secrets too.
+        for (name, value) in configuration.headers where Redactor.isCredentialHeader(name) {
+            secrets.append(value)
+            if let token = value.split(separator: " ", maxSplits: 1).dropFirst().first { secrets.append(String(token)) }
+        }
         redact = Redactor(secrets)
         logger = Logger(label: "restmap.client")
         mappingLogger = Logger(label: "restmap.mapping")
@@ -152,7 +157,7 @@ public struct RestMapClient: Sendable {
             }
         }
         let route = try resolve { () throws(RoutingError) in try mapper.router.route(named: name, parameters: values) }
-        return try await send(record, method: method, path: route.path, parameters: parameters)
+        return try await send(record, method: method, path: route.path, parameters: values)
     }
 
     /// Sends a record to a path (relative to the base URL) with `method`.
@@ -203,14 +208,14 @@ public struct RestMapClient: Sendable {
             if let mapped = cached.mapped, mapped.keyPaths == keyPathTexts {
                 counters.value.withLock { $0.reusedResults += 1 }
                 logger.debug("\(redact(url)) not modified: reusing the mapped result")
-                return ClientResponse(url: url, finalURL: raw.url, method: method, status: 304, headers: raw.headerDictionary,
+                return ClientResponse(url: redact(url), finalURL: redact(raw.url), method: method, status: 304, headers: raw.headerDictionary,
                                       bodyBytes: 0, result: mapped.result, values: mapped.values, reusedCachedResult: true, attempts: attempts)
             }
             raw = RawResponse(url: raw.url, status: 200, headers: cached.headers.map { ($0.key, $0.value) } + raw.headers, body: cached.body)
         }
-        // The URLs reach `@metadata.HTTP` and so possibly the output: without query secrets.
+        // The URLs and headers reach `@metadata.HTTP` and so possibly the output: without secrets.
         let withURL = Response(method: method, path: url, status: raw.status, headers: raw.headerDictionary, body: raw.body,
-                               parameters: parameters, requestHeaders: requestHeaders,
+                               parameters: parameters, requestHeaders: requestHeaders.filter { !Redactor.isCredentialHeader($0.key) },
                                requestURL: redact(url), responseURL: redact(raw.url))
         let mapped: (result: MappingResult, values: [Value?])
         do { mapped = try mapper.map(withURL, extracting: keyPaths) } catch {
@@ -226,7 +231,7 @@ public struct RestMapClient: Sendable {
                                                       mapped: (mapped.result, mapped.values, keyPaths.map(\.text))), for: url)
             }
         }
-        return ClientResponse(url: url, finalURL: raw.url, method: method, status: raw.status, headers: raw.headerDictionary,
+        return ClientResponse(url: redact(url), finalURL: redact(raw.url), method: method, status: raw.status, headers: raw.headerDictionary,
                               bodyBytes: raw.body.count, result: mapped.result, values: mapped.values, reusedCachedResult: false,
                               attempts: attempts)
     }
