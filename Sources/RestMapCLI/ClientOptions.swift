@@ -36,11 +36,7 @@ struct ClientOptions: ParsableArguments {
         RestMapLogging.bootstrap(levels)
         for problem in problems { Terminal.error("restmap: \(problem)\n") }
 
-        let mapper: Mapper
-        do { mapper = try Mapper(contentsOf: schema, pluginPaths: plugins.pluginPaths) } catch {
-            Terminal.error(error.description + "\n")
-            throw ExitCode.failure
-        }
+        let mapper = try plugins.mapper(for: schema)
         var configuration = ClientConfiguration(schema: mapper.schema)
         if let baseURL { configuration.baseURL = baseURL }
         if let maxBody {

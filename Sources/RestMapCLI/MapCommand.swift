@@ -68,18 +68,9 @@ struct MapCommand: ParsableCommand {
     var body: String?
 
     func run() throws {
-        let prepared = PreparedSchema.load(contentsOf: schema, pluginPaths: plugins.pluginPaths)
-        let mapper: Mapper
-        do { mapper = try Mapper(prepared: prepared) } catch {
-            Terminal.error((error.description + "\n"))
-            throw ExitCode.failure
-        }
-        // Warnings (such as a plugin library that was ignored) do not stop mapping, but are said.
-        for warning in prepared.diagnostics where warning.severity == .warning {
-            Terminal.error("\(warning)\n")
-        }
+        let mapper = try plugins.mapper(for: schema)
         if streaming.isStreaming { return try mapStream(with: mapper) }
-        let response = try response(body: try readBody())
+        let response = try response(body: try CommandInput.read(body))
         let result: MappingResult
         do { result = try mapper.map(response, options: MappingOptions(strict: strict)) } catch {
             Terminal.error("restmap: \(error)\n")
@@ -108,14 +99,6 @@ struct MapCommand: ParsableCommand {
                         userMetadata: .object(try Pairs.parse(metadata, separator: "=", option: "--metadata")
                             .sorted { $0.key < $1.key }.map { Value.Member(key: $0.key, value: .string($0.value)) }),
                         requestURL: url)
-    }
-
-    private func readBody() throws -> [UInt8] {
-        guard let body, body != "-" else { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: body) else {
-            throw ValidationError("cannot read the body file '\(body)'")
-        }
-        return Array(data)
     }
 
     private func headers() throws -> [String: String] {

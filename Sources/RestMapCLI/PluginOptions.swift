@@ -1,4 +1,5 @@
 import ArgumentParser
+import RestMap
 import RestMapPlugins
 
 /// The plugin options every command that loads plugins shares: `--plugin-path DIR` (repeatable).
@@ -20,5 +21,20 @@ struct PluginOptions: ParsableArguments {
     /// (never searched: only named when it holds a plugin that is not loaded).
     func searchPath(schemaDirectory: String? = nil) -> PluginSearchPath {
         PluginSearchPath(schemaDirectory: schemaDirectory, pluginPaths: pluginPaths)
+    }
+
+    /// The mapper of `schema` with its plugins, for every command that maps. Errors print and
+    /// exit 1; warnings (such as a plugin library that was ignored) print and do not stop it.
+    func mapper(for schema: String) throws -> Mapper {
+        let prepared = PreparedSchema.load(contentsOf: schema, pluginPaths: pluginPaths)
+        let mapper: Mapper
+        do { mapper = try Mapper(prepared: prepared) } catch {
+            Terminal.error(error.description + "\n")
+            throw ExitCode.failure
+        }
+        for warning in prepared.diagnostics where warning.severity == .warning {
+            Terminal.error("\(warning)\n")
+        }
+        return mapper
     }
 }

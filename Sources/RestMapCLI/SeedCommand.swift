@@ -31,11 +31,7 @@ struct SeedCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let mapper: Mapper
-        do { mapper = try Mapper(contentsOf: schema, pluginPaths: plugins.pluginPaths) } catch {
-            Terminal.error(error.description + "\n")
-            throw ExitCode.failure
-        }
+        let mapper = try plugins.mapper(for: schema)
         let inputs = files.map(Self.split)
         let bodies = try inputs.map { try CommandInput.read($0.file) }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: db + suffix) {

@@ -46,7 +46,7 @@ struct SendCommand: AsyncParsableCommand {
     private func send(with client: RestMapClient) async -> Int32 {
         do {
             let parameters = try self.client.parameters
-            let made = try RecordInput.record(from: try readRecord(), entity: entity, mapper: client.mapper)
+            let made = try RecordInput.record(from: try CommandInput.read(record, what: "record"), entity: entity, mapper: client.mapper)
             let response = isPath(target)
                 ? try await client.send(made, method: method.rawValue, path: target, parameters: parameters)
                 : try await client.send(made, method: method.rawValue, route: target, parameters: parameters)
@@ -61,14 +61,6 @@ struct SendCommand: AsyncParsableCommand {
             Terminal.error("restmap: \(error)\n")
             return 1
         }
-    }
-
-    private func readRecord() throws -> [UInt8] {
-        guard let record, record != "-" else { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: record) else {
-            throw ValidationError("cannot read the record file '\(record)'")
-        }
-        return Array(data)
     }
 }
 

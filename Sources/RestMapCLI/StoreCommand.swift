@@ -28,11 +28,7 @@ struct StoreOptions: ParsableArguments {
 
     /// The mapper of the schema and the store opened with it; problems print and exit 1.
     func open() throws -> RecordStore {
-        let mapper: Mapper
-        do { mapper = try Mapper(contentsOf: schema, pluginPaths: plugins.pluginPaths) } catch {
-            Terminal.error(error.description + "\n")
-            throw ExitCode.failure
-        }
+        let mapper = try plugins.mapper(for: schema)
         return try StoreFailure.report { try RecordStore(path: db, mapper: mapper, rebuild: rebuild) }
     }
 }
@@ -168,7 +164,7 @@ struct StoreQueryCommand: AsyncParsableCommand {
         } else {
             let query = StoreQuery(
                 entity: entity ?? "",
-                filters: try CommandInput.orderedPairs(filters, option: "--where").map { ($0.0, Value.string($0.1)) },
+                filters: try Pairs.ordered(filters, separator: "=", option: "--where").map { ($0.0, Value.string($0.1)) },
                 order: order.map { item in
                     item.hasSuffix(":desc") ? (String(item.dropLast(5)), false)
                         : (item.hasSuffix(":asc") ? String(item.dropLast(4)) : item, true)
@@ -208,25 +204,5 @@ struct StoreSearchCommand: AsyncParsableCommand {
         let records = try await StoreFailure.report { try await recordStore.search(text, entity: entity, limit: limit, depth: output.depth) }
         output.write(records)
         Terminal.error("\(records.count) record\(records.count == 1 ? "" : "s")\n")
-    }
-}
-
-/// Reading command-line inputs: body files and `name=value` pairs.
-enum CommandInput {
-    /// The bytes of a body file, or of standard input for `-`.
-    static func read(_ path: String) throws -> [UInt8] {
-        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("cannot read the body file '\(path)'")
-        }
-        return Array(data)
-    }
-
-    /// `name=value` items as pairs, in order.
-    static func orderedPairs(_ items: [String], option: String) throws -> [(String, String)] {
-        try items.map { item in
-            guard let index = item.firstIndex(of: "=") else { throw ValidationError("\(option) takes name=value, found '\(item)'") }
-            return (String(item[..<index]).trimmingCharacters(in: .whitespaces), String(item[item.index(after: index)...]))
-        }
     }
 }

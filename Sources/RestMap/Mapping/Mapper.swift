@@ -116,17 +116,9 @@ public struct Mapper: Sendable {
 
     /// What the body is, for the "No mappable object representations" message.
     static func summary(of root: JSONNode) -> String {
-        switch root.kind {
-        case .object:
-            let keys = root.keys
-            return keys.isEmpty ? "the body is an empty object" : "the body's top-level keys are: " + keys.joined(separator: ", ")
-        case .array:
-            return "the body is an array of \(root.count) element\(root.count == 1 ? "" : "s")"
-        case .null: return "the body is null"
-        case .bool: return "the body is a boolean"
-        case .number: return "the body is a number"
-        case .string: return "the body is a string"
-        }
+        guard root.kind == .object else { return "the body is " + MappingSession.describe(root) }
+        let keys = root.keys
+        return keys.isEmpty ? "the body is an empty object" : "the body's top-level keys are: " + keys.joined(separator: ", ")
     }
 
     /// The body as a JSON document, through a plugin's body decoder for non-JSON media types.
