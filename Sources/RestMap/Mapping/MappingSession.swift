@@ -23,7 +23,7 @@ final class MappingSession {
     var errors: [MappingError] = []
     var path: [PathStep] = []
     /// Documents made from computed values mapped as representations, kept alive with the session.
-    var computedDocuments: [JSONDocument] = []
+    var computedDocuments: [Value: JSONDocument] = [:]
     /// Nested relationship depth; bounded so hostile documents cannot exhaust the stack.
     var depth = 0
     static let maximumDepth = 100
@@ -331,8 +331,10 @@ final class MappingSession {
     private func computedRepresentations(_ value: Value) -> Resolved {
         switch value {
         case .object, .array:
+            // Built once per distinct value (`@metadata` is the same for every record).
+            if let document = computedDocuments[value] { return .node(document.root) }
             guard let document = try? JSONDocument(string: JSONText.string(from: value)) else { return .value(value) }
-            computedDocuments.append(document)
+            computedDocuments[value] = document
             return .node(document.root)
         default:
             return .value(value)

@@ -207,6 +207,9 @@ struct DynamicPlan: Sendable {
     enum Fallback: Sendable { case skip, error, entity(Int) }
     let matchers: [(conditions: [DynamicCondition], entity: Int)]
     let otherwise: Fallback
+    /// The common shape — every matcher one `equals` on the same key path (the `by`/`cases`
+    /// form) — as one table: the path is read once per record and looked up, first match wins.
+    let table: (keyPath: KeyPath, entities: [String?: Int])?
 
     init(_ dynamic: DynamicEntity, entityIndex: [String: Int]) throws(SchemaCompilationError) {
         var matchers: [(conditions: [DynamicCondition], entity: Int)] = []
@@ -217,6 +220,19 @@ struct DynamicPlan: Sendable {
             matchers.append((matcher.conditions, index))
         }
         self.matchers = matchers
+        var table: (keyPath: KeyPath, entities: [String?: Int])?
+        if let first = matchers.first?.conditions.first, matchers.allSatisfy({ $0.conditions.count == 1 }) {
+            var entities: [String?: Int] = [:]
+            for (conditions, entity) in matchers {
+                guard conditions[0].keyPath == first.keyPath, case .equals(let allowed) = conditions[0].test else {
+                    entities = [:]
+                    break
+                }
+                for value in allowed where entities[value] == nil { entities[value] = entity }
+            }
+            if !entities.isEmpty { table = (first.keyPath, entities) }
+        }
+        self.table = table
         switch dynamic.otherwise {
         case .skip: otherwise = .skip
         case .error: otherwise = .error
@@ -230,7 +246,33 @@ struct DynamicPlan: Sendable {
 
     /// The entity of the first matcher whose conditions all hold, with `lookup` reading a key path.
     func pick(_ lookup: (KeyPath) -> Resolved) -> Int? {
-        matchers.first { matcher in matcher.conditions.allSatisfy { Self.holds($0.test, for: lookup($0.keyPath)) } }?.entity
+        if let table {
+            return Self.comparableText(of: lookup(table.keyPath)).flatMap { table.entities[$0] }
+        }
+        // Each key path is read once per record, however many conditions test it.
+        var read: [KeyPath: Resolved] = [:]
+        return matchers.first { matcher in
+            matcher.conditions.allSatisfy { condition in
+                let found = read[condition.keyPath] ?? lookup(condition.keyPath)
+                read[condition.keyPath] = found
+                return Self.holds(condition.test, for: found)
+            }
+        }?.entity
+    }
+
+    /// What an `equals` compares: `.some(nil)` for null, the text of a scalar; `nil` (never equal)
+    /// for nothing found or a container.
+    static func comparableText(of found: Resolved) -> String?? {
+        if case .node(let node) = found {
+            switch node.kind {
+            case .object, .array: return nil
+            case .null: return .some(nil)
+            default: break
+            }
+        }
+        guard let value = found.value else { return nil }
+        if value.isNull { return .some(nil) }
+        return text(of: value).map { .some($0) }
     }
 
     static func holds(_ test: DynamicCondition.Test, for found: Resolved) -> Bool {
@@ -248,8 +290,7 @@ struct DynamicPlan: Sendable {
         case .present(let present):
             return (value.map { !$0.isNull } ?? false) == present
         case .equals(let allowed):
-            guard let value else { return false }
-            return allowed.contains(value.isNull ? nil : text(of: value))
+            return comparableText(of: found).map { allowed.contains($0) } ?? false
         case .type(let type):
             guard let value else { return false }
             return switch (type, value) {
