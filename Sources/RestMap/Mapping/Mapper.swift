@@ -36,7 +36,7 @@ public struct Mapper: Sendable {
     /// dry run can walk the same (decoded) document instead of parsing the body again.
     func mapAndKeepDocument(_ response: Response, options: MappingOptions) throws(MappingFailure)
         -> (result: MappingResult, document: JSONDocument?) {
-        let path = relativePath(response.responseURL ?? response.path)
+        let path = matchedPath(of: response)
         let matched = matchingDescriptors(method: response.method, path: path, status: response.status)
         var parameters = response.parameters
         for (_, extracted) in matched { parameters.merge(extracted) { given, _ in given } }
@@ -137,7 +137,7 @@ public struct Mapper: Sendable {
     }
 
     /// The response's media type when it is given and is not JSON.
-    private func nonJSONMediaType(of response: Response) -> String? {
+    func nonJSONMediaType(of response: Response) -> String? {
         guard let mediaType = response.header("Content-Type")?.split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces).lowercased(), !Self.isJSON(mediaType) else { return nil }
         return mediaType
@@ -150,6 +150,11 @@ public struct Mapper: Sendable {
 
     static func isJSON(_ mediaType: String) -> Bool {
         mediaType == "application/json" || mediaType == "text/json" || mediaType.hasSuffix("+json")
+    }
+
+    /// The path descriptors match: the URL that answered when known, else the request's path.
+    func matchedPath(of response: Response) -> String {
+        relativePath(response.responseURL ?? response.path)
     }
 
     /// The request path relative to `baseURL`: scheme and host dropped, the base path stripped.

@@ -128,7 +128,7 @@ extension Mapper {
     }
 
     private func streamTarget(for request: Response, input: StreamInput) throws(StreamingFailure) -> StreamTarget {
-        let path = relativePath(request.path)
+        let path = matchedPath(of: request)
         switch input {
         case .bodies:
             return StreamTarget(layout: .lines, entity: nil, keyPath: "", metadata: nil)
@@ -142,8 +142,7 @@ extension Mapper {
             return StreamTarget(layout: .lines, entity: entity, keyPath: "", metadata: metadata)
         case .array:
             if request.status >= 400 { throw .needsWholeDocument("error responses (status \(request.status)) map the whole body") }
-            if let mediaType = request.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased(),
-               !Self.isJSON(mediaType) {
+            if let mediaType = nonJSONMediaType(of: request) {
                 throw .needsWholeDocument("only JSON bodies stream; the body is \(mediaType)")
             }
             let matched = matchingDescriptors(method: request.method, path: path, status: request.status)
