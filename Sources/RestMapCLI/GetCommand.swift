@@ -66,10 +66,12 @@ struct GetCommand: AsyncParsableCommand {
     /// Prints what the last saved GET of the target returned, from the store alone.
     private func readOffline(from store: RecordStore, client: RestMapClient) async -> Int32 {
         do {
-            let query = try Pairs.parse(self.query, separator: "=", option: "--query")
-            let path = isPath(target) ? target : try client.mapper.router.route(named: target, parameters: try self.client.parameters).path
-            guard let records = try await store.records(forPath: client.url(for: path, query: query)) else {
-                Terminal.error("restmap: the store has no saved GET of \(client.mapper.requestPath(client.url(for: path, query: query)))\n")
+            // The first page's URL, as `save` kept it: a paginated target answers with its first page.
+            guard let url = try pages(of: client, maxPages: 1).firstURL else {
+                throw ValidationError("cannot resolve \(target)")
+            }
+            guard let records = try await store.records(forPath: url) else {
+                Terminal.error("restmap: the store has no saved GET of \(client.mapper.requestPath(url))\n")
                 return 1
             }
             if format == .ndjson { Terminal.out(RecordWriter.ndjson(records)) } else { printCollected(records) }
@@ -95,15 +97,18 @@ struct GetCommand: AsyncParsableCommand {
         }
     }
 
+    /// The pages of the target (a route or a path) with the command's parameters and query.
+    private func pages(of client: RestMapClient, maxPages: Int?) throws -> PageSequence {
+        let query = try Pairs.parse(self.query, separator: "=", option: "--query")
+        return isPath(target)
+            ? client.pages(path: target, query: query, maxPages: maxPages, concurrency: concurrency)
+            : client.pages(route: target, parameters: try self.client.parameters, query: query, maxPages: maxPages, concurrency: concurrency)
+    }
+
     private func fetch(with client: RestMapClient, store: RecordStore?) async -> Int32 {
         let limit = allPages ? maxPages : 1
         let pages: PageSequence
-        do {
-            let query = try Pairs.parse(self.query, separator: "=", option: "--query")
-            pages = isPath(target)
-                ? client.pages(path: target, query: query, maxPages: limit, concurrency: concurrency)
-                : client.pages(route: target, parameters: try self.client.parameters, query: query, maxPages: limit, concurrency: concurrency)
-        } catch {
+        do { pages = try self.pages(of: client, maxPages: limit) } catch {
             Terminal.error("restmap: \(error)\n")
             return 1
         }

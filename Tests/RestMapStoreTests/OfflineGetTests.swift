@@ -31,4 +31,18 @@ import Testing
         let never = try Program.restmap(common + ["--offline", "/databases/Other/collections"], environment: secret)
         #expect(never.status == 1 && never.errors.contains("the store has no saved GET of /databases/Other/collections"))
     }
+
+    @Test func aPaginatedTargetIsReadOfflineFromItsFirstPage() throws {
+        let db = try StoreFixture.folder().appendingPathComponent("articles.sqlite").path
+        let server = try SampleServer()
+        let common = ["get", "--schema", "Schemas/articles.yaml", "--base-url", server.baseURL, "--store", db, "--format", "ndjson"]
+        let online = try Program.restmap(common + ["pages"])
+        server.stop()
+        #expect(online.status == 0, "\(online.errors)")
+        #expect(online.output.split(separator: "\n").count == 10)
+
+        let offline = try Program.restmap(common + ["--offline", "pages"])
+        #expect(offline.status == 0, "\(offline.errors)")
+        #expect(offline.output == online.output)
+    }
 }

@@ -20,6 +20,9 @@ public struct Page: Sendable {
 public struct PageSequence: AsyncSequence, Sendable {
     public typealias Element = Page
     let stream: AsyncThrowingStream<Page, any Error>
+    /// The URL of the first page (what a store keeps the answer under); `nil` when the route
+    /// cannot be resolved.
+    public let firstURL: String?
 
     public func makeAsyncIterator() -> AsyncThrowingStream<Page, any Error>.AsyncIterator {
         stream.makeAsyncIterator()
@@ -61,6 +64,16 @@ extension RestMapClient {
     private func pages(start: Result<(String, String), ClientError>, pagination: Pagination?, parameters: [String: String],
                        query: [String: String], headers: [String: String], maxPages: Int?, concurrency: Int) -> PageSequence {
         let limit = [maxPages, pagination?.maxPages].compactMap { $0 }.min()
+        var firstURL: String?
+        if let (_, path) = try? start.get() {
+            if let pagination {
+                let pager = Pager(client: self, pagination: pagination, method: "GET", path: path, parameters: parameters,
+                                  query: query, headers: headers, maxPages: limit, concurrency: 1)
+                firstURL = try? pager.pageURL(number: 1, cursor: nil)
+            } else {
+                firstURL = url(for: path, query: query)
+            }
+        }
         let stream = AsyncThrowingStream<Page, any Error> { continuation in
             let task = Task {
                 do {
@@ -75,7 +88,7 @@ extension RestMapClient {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-        return PageSequence(stream: stream)
+        return PageSequence(stream: stream, firstURL: firstURL)
     }
 }
 
