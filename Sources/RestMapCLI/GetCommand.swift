@@ -32,7 +32,7 @@ struct GetCommand: AsyncParsableCommand {
     var concurrency = 1
 
     @Option(name: .long, help: "Output format: json, ndjson (streams page by page) or csv.")
-    var format: MapCommand.OutputFormat = .json
+    var format: RecordFormat = .json
 
     @Flag(name: .long, help: "Indent JSON output.")
     var pretty = false
@@ -74,7 +74,7 @@ struct GetCommand: AsyncParsableCommand {
                 Terminal.error("restmap: the store has no saved GET of \(client.mapper.requestPath(url))\n")
                 return 1
             }
-            if format == .ndjson { Terminal.out(RecordWriter.ndjson(records)) } else { printCollected(records) }
+            Terminal.write(RecordWriter.output(records, format: format, pretty: pretty))
             Terminal.error("restmap: \(records.count) record\(records.count == 1 ? "" : "s") from the store (offline)\n")
             return 0
         } catch {
@@ -120,7 +120,7 @@ struct GetCommand: AsyncParsableCommand {
                 progress.add(page)
                 for error in page.response.result.errors { Terminal.error("restmap: record failed: \(page.response.url): \(error)\n") }
                 failedRecords += page.response.result.errors.count
-                if format == .ndjson { Terminal.out(RecordWriter.ndjson(page.records)) } else { collected += page.records }
+                if format == .ndjson { Terminal.write(RecordWriter.output(page.records, format: .ndjson)) } else { collected += page.records }
                 if let reason = page.stopReason { progress.stopReason = reason }
                 if let store, !(await save(page, in: store)) {
                     progress.finish()
@@ -146,12 +146,10 @@ struct GetCommand: AsyncParsableCommand {
         return failedRecords > 0 ? 1 : 0
     }
 
+    /// Prints the records gathered from every page (NDJSON was printed page by page).
     private func printCollected(_ records: [Record]) {
-        switch format {
-        case .json: Terminal.out(RecordWriter.json(records, pretty: pretty) + "\n")
-        case .ndjson: break
-        case .csv: Terminal.out(RecordWriter.csv(records))
-        }
+        guard format != .ndjson else { return }
+        Terminal.write(RecordWriter.output(records, format: format, pretty: pretty))
     }
 }
 

@@ -18,10 +18,6 @@ struct MapCommand: ParsableCommand {
             """
     )
 
-    enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-        case json, ndjson, csv
-    }
-
     @Option(name: .long, help: "The schema file.")
     var schema: String
 
@@ -52,7 +48,7 @@ struct MapCommand: ParsableCommand {
     var metadata: [String] = []
 
     @Option(name: .long, help: "Output format: json, ndjson or csv.")
-    var format: OutputFormat = .json
+    var format: RecordFormat = .json
 
     @Flag(name: .long, help: "Fail without output when any record fails to map.")
     var strict = false
@@ -76,12 +72,7 @@ struct MapCommand: ParsableCommand {
             Terminal.error("restmap: \(error)\n")
             throw ExitCode.failure
         }
-        let output = switch format {
-        case .json: RecordWriter.json(result.records, pretty: pretty) + "\n"
-        case .ndjson: RecordWriter.ndjson(result.records)
-        case .csv: RecordWriter.csv(result.records)
-        }
-        Terminal.out(output)
+        Terminal.write(RecordWriter.output(result.records, format: format, pretty: pretty))
         for error in result.errors {
             Terminal.error("restmap: record failed: \(error)\n")
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RestMap
 
 /// `name=value` and `name:value` options.
 enum Pairs {
@@ -24,10 +25,50 @@ enum Pairs {
 enum CommandInput {
     /// The bytes of a file, or of standard input for `-` or no file; `what` names it in the error.
     static func read(_ path: String?, what: String = "body") throws -> [UInt8] {
-        guard let path, path != "-" else { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("cannot read the \(what) file '\(path)'")
+        let descriptor: Int32
+        if let path, path != "-" {
+            descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { throw ValidationError("cannot read the \(what) file '\(path)'") }
+        } else {
+            descriptor = 0
         }
-        return Array(data)
+        defer { if descriptor != 0 { close(descriptor) } }
+        guard let bytes = readToEnd(descriptor) else {
+            throw ValidationError("cannot read the \(what) \(descriptor == 0 ? "from standard input" : "file '\(path ?? "")'")")
+        }
+        return bytes
+    }
+
+    /// Everything a descriptor gives until its end, read straight into arrays: a regular file in
+    /// one piece of its size, a pipe in pieces that double. `nil` when reading fails.
+    private static func readToEnd(_ descriptor: Int32) -> [UInt8]? {
+        var status = stat()
+        var pieceSize = 1 << 16
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+            pieceSize = max(pieceSize, Int(status.st_size) + 1) // + 1: the read that finds the end
+        }
+        var bytes: [UInt8] = []
+        while true {
+            var failed = false
+            let piece = [UInt8](unsafeUninitializedCapacity: pieceSize) { buffer, initialized in
+                while initialized < buffer.count {
+                    let count = Foundation.read(descriptor, buffer.baseAddress! + initialized, buffer.count - initialized)
+                    if count > 0 {
+                        initialized += count
+                    } else if count == 0 {
+                        return
+                    } else if errno != EINTR {
+                        failed = true
+                        return
+                    }
+                }
+            }
+            if failed { return nil }
+            if bytes.isEmpty { bytes = piece } else { bytes += piece }
+            if piece.count < pieceSize { return bytes }
+            pieceSize = bytes.count
+        }
     }
 }
+
+extension RecordFormat: ExpressibleByArgument {}

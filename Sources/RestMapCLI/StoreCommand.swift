@@ -53,7 +53,7 @@ enum StoreFailure {
 /// How records print: the `map` command's formats.
 struct RecordOutputOptions: ParsableArguments {
     @Option(name: .long, help: "Output format: json, ndjson or csv.")
-    var format: MapCommand.OutputFormat = .json
+    var format: RecordFormat = .json
 
     @Flag(name: .long, help: "Indent JSON output.")
     var pretty = false
@@ -62,12 +62,7 @@ struct RecordOutputOptions: ParsableArguments {
     var depth = 1
 
     func write(_ records: [Record]) {
-        let text = switch format {
-        case .json: RecordWriter.json(records, pretty: pretty) + "\n"
-        case .ndjson: RecordWriter.ndjson(records)
-        case .csv: RecordWriter.csv(records)
-        }
-        Terminal.out(text)
+        Terminal.write(RecordWriter.output(records, format: format, pretty: pretty))
     }
 }
 

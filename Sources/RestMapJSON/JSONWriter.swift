@@ -30,17 +30,68 @@ public struct JSONWriter: Sendable {
         afterKey = true
     }
 
+    /// Writes a member key given as encoded JSON text, quotes included (see `encoded(_:)`): a key
+    /// known in advance is escaped once, not each time it is written.
+    public mutating func key(encoded key: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: key)
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        afterKey = true
+    }
+
+    /// Writes a value given as encoded JSON text (see `encoded(_:)`).
+    public mutating func value(encoded value: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: value)
+    }
+
+    /// A string as encoded JSON text, quotes included, for `key(encoded:)` and `value(encoded:)`.
+    public static func encoded(_ string: String) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.string(string)
+        return writer.bytes
+    }
+
     public mutating func string(_ value: String) {
         separate()
         appendString(value)
     }
 
-    public mutating func integer(_ value: Int64) { raw(String(value)) }
+    public mutating func integer(_ value: Int64) {
+        separate()
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // room for the 20 digits of UInt64.max, filled from the end
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
+        }
+    }
 
     /// A double in its shortest round-trip form; non-finite values are written as null.
     public mutating func double(_ value: Double) {
         guard value.isFinite else { return null() }
         raw(value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value))
+    }
+
+    /// Writes a string whose UTF-8 text `append` adds to the output; the text must need no
+    /// escaping (no quote, backslash or control character), as formatted dates and numbers do not.
+    public mutating func unescapedString(_ append: (inout [UInt8]) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        append(&bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Ends the line of a top-level value (NDJSON: one value per line).
+    public mutating func endLine() {
+        bytes.append(0x0A)
     }
 
     public mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }

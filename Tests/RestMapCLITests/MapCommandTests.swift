@@ -45,6 +45,22 @@ struct MapCommandTests {
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("Collection,Test,") })
     }
 
+    @Test("A body larger than a pipe's buffer reads whole from standard input, as from its file")
+    func largeStandardInput() throws {
+        let items = (1...3000).map { #"{"id": \#($0), "name": "user \#($0) \#(String(repeating: "x", count: 40))"}"# }
+        let body = Data(("[" + items.joined(separator: ",") + "]").utf8)
+        #expect(body.count > 150_000)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-large-\(UUID().uuidString).json")
+        try body.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let piped = try CLI.run(["map", "--schema", "Schemas/edge-cases.yaml", "--path", "/users", "--format", "ndjson", "-"], input: body)
+        let read = try CLI.run(["map", "--schema", "Schemas/edge-cases.yaml", "--path", "/users", "--format", "ndjson", file.path])
+        #expect(piped.status == 0, "\(piped.errors)")
+        #expect(piped.output.split(separator: "\n").count == 3000)
+        #expect(piped.output.split(separator: "\n").last?.contains(#""id":3000,"name":"user 3000 \#(String(repeating: "x", count: 40))""#) == true)
+        #expect(piped.output == read.output)
+    }
+
     @Test("A CSV body maps through the csv plugin with exact numbers")
     func csvBody() throws {
         let run = try CLI.run(["map", "--schema", "Schemas/imdb.yaml", "--path", "/top250.csv", "--format", "ndjson",

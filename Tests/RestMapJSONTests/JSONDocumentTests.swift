@@ -104,6 +104,32 @@ import Testing
         #expect(reparsed["list"]?.count == 6)
     }
 
+    @Test func writerWritesEveryInt64AndEncodedText() throws {
+        var writer = JSONWriter()
+        writer.beginArray()
+        for value in [Int64.min, -1_000_000_007, -1, 0, 9, 10, 1_234_567_890_123, Int64.max] { writer.integer(value) }
+        writer.beginObject()
+        writer.key(encoded: JSONWriter.encoded("k\"ey"))
+        writer.value(encoded: JSONWriter.encoded("v\n"))
+        writer.key("date")
+        writer.unescapedString { $0 += Array("2013-03-13T18:10:21Z".utf8) }
+        writer.endObject()
+        writer.endArray()
+        writer.endLine()
+        #expect(writer.string == #"[-9223372036854775808,-1000000007,-1,0,9,10,1234567890123,9223372036854775807,{"k\"ey":"v\n","date":"2013-03-13T18:10:21Z"}]"# + "\n")
+        let reparsed = try JSONDocument(bytes: writer.bytes).root
+        let elements = Array(reparsed.elements)
+        #expect(elements.first?.number?.int64 == Int64.min)
+        #expect(elements.last?["k\"ey"]?.stringValue == "v\n")
+
+        var pretty = JSONWriter(pretty: true)
+        pretty.beginObject()
+        pretty.key(encoded: JSONWriter.encoded("a"))
+        pretty.integer(-12)
+        pretty.endObject()
+        #expect(pretty.string == "{\n  \"a\": -12\n}")
+    }
+
     @Test func prettyWriterIndents() {
         var writer = JSONWriter(pretty: true)
         writer.beginArray()

@@ -117,6 +117,21 @@ import Testing
     }
 }
 
+@Suite struct ISO8601WritingTests {
+    @Test(arguments: [
+        (0.0, "1970-01-01T00:00:00Z"), (1.25, "1970-01-01T00:00:01.250Z"), (-0.001, "1969-12-31T23:59:59.999Z"),
+        (1_363_198_221.007, "2013-03-13T18:10:21.007Z"), (-62_167_219_200, "0000-01-01T00:00:00Z"),
+        (-62_167_219_200 - 86_400, "-0001-12-31T00:00:00Z"), (253_402_300_799, "9999-12-31T23:59:59Z"),
+        (253_402_300_800, "10000-01-01T00:00:00Z"),
+    ] as [(Double, String)])
+    func writesUTCWithMillisecondsOnlyWhenThere(_ seconds: Double, _ text: String) {
+        #expect(ISO8601Text.string(from: seconds) == text)
+        var bytes = Array("x".utf8)
+        ISO8601Text.append(seconds, to: &bytes)
+        #expect(bytes == Array(("x" + text).utf8))
+    }
+}
+
 @Suite struct HTTPDateWritingTests {
     @Test(arguments: [0.0, 1_363_198_221, -86_401, 951_782_400, 4_102_444_799])
     func rfc1123RoundTrips(_ seconds: Double) throws {

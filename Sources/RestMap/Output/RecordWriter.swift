@@ -1,30 +1,58 @@
 import Foundation
 import RestMapJSON
 
+/// The formats records print in (the CLI contract, section 12).
+public enum RecordFormat: String, Sendable, CaseIterable {
+    /// One JSON array.
+    case json
+    /// One JSON object per line.
+    case ndjson
+    /// RFC 4180 CSV with a header line.
+    case csv
+}
+
 /// Writes records as JSON, NDJSON or CSV (the CLI contract, section 12).
 ///
 /// A record prints as an object: `"$entity"` first, then attributes and relationships in schema
 /// order (absent ones left out). A record already being printed higher on the same path (a
 /// cycle) prints as `{"$entity": …, "$ref": IDENTIFICATION}`.
 public enum RecordWriter {
+    /// The records as the CLI prints them: a JSON array and a newline, one JSON object per line
+    /// (NDJSON), or CSV; as UTF-8 bytes, ready to write.
+    public static func output(_ records: [Record], format: RecordFormat, pretty: Bool = false) -> [UInt8] {
+        switch format {
+        case .json:
+            var writer = jsonWriter(records, pretty: pretty)
+            writer.endLine()
+            return writer.bytes
+        case .ndjson:
+            var writer = JSONWriter()
+            for record in records {
+                write(record, to: &writer)
+                writer.endLine()
+            }
+            return writer.bytes
+        case .csv:
+            return Array(csv(records).utf8)
+        }
+    }
+
     /// A JSON array of the records.
     public static func json(_ records: [Record], pretty: Bool = false) -> String {
-        var writer = JSONWriter(pretty: pretty)
-        writer.beginArray()
-        for record in records { write(record, to: &writer) }
-        writer.endArray()
-        return writer.string
+        jsonWriter(records, pretty: pretty).string
     }
 
     /// One JSON object per line.
     public static func ndjson(_ records: [Record]) -> String {
-        var text = ""
-        for record in records {
-            var writer = JSONWriter()
-            write(record, to: &writer)
-            text += writer.string + "\n"
-        }
-        return text
+        String(decoding: output(records, format: .ndjson), as: UTF8.self)
+    }
+
+    private static func jsonWriter(_ records: [Record], pretty: Bool) -> JSONWriter {
+        var writer = JSONWriter(pretty: pretty)
+        writer.beginArray()
+        for record in records { write(record, to: &writer) }
+        writer.endArray()
+        return writer
     }
 
     /// RFC 4180 CSV: a header of `$entity` and every attribute name (first-seen order), one
@@ -58,34 +86,40 @@ public enum RecordWriter {
     }
 
     static func write(_ record: Record, to writer: inout JSONWriter) {
-        var path: Set<Int> = []
+        var path: [Int] = []
         write(record, to: &writer, path: &path)
     }
 
-    private static func write(_ record: Record, to writer: inout JSONWriter, path: inout Set<Int>) {
+    /// The encoded `"$entity"` and `"$ref"` keys.
+    private static let entityKey = JSONWriter.encoded("$entity")
+    private static let referenceKey = JSONWriter.encoded("$ref")
+
+    /// Writes a record; `path` holds the records being written around it (a short stack).
+    private static func write(_ record: Record, to writer: inout JSONWriter, path: inout [Int]) {
+        let plan = record.plan
+        let names = plan.encodedNames
         writer.beginObject()
-        writer.key("$entity")
-        writer.string(record.entity)
+        writer.key(encoded: entityKey)
+        writer.value(encoded: names.entity)
         if path.contains(record.index) {
-            writer.key("$ref")
+            writer.key(encoded: referenceKey)
             let identification = record.identification ?? []
             (identification.count == 1 ? identification[0] : .array(identification)).write(to: &writer)
             writer.endObject()
             return
         }
-        path.insert(record.index)
-        defer { path.remove(record.index) }
+        path.append(record.index)
+        defer { path.removeLast() }
         let data = record.data
-        let plan = record.plan
-        for (slot, attribute) in plan.attributes.enumerated() {
+        for slot in data.values.indices {
             guard let value = data.values[slot] else { continue }
-            writer.key(attribute.name)
+            writer.key(encoded: names.attributes[slot])
             value.write(to: &writer)
         }
-        for (slot, relationship) in plan.relationships.enumerated() {
+        for slot in data.relations.indices {
             guard let related = data.relations[slot] else { continue }
-            writer.key(relationship.name)
-            if relationship.isToMany {
+            writer.key(encoded: names.relationships[slot])
+            if plan.relationships[slot].isToMany {
                 writer.beginArray()
                 for index in related { write(Record(graph: record.graph, index: index), to: &writer, path: &path) }
                 writer.endArray()

@@ -1,4 +1,5 @@
 import Foundation
+import RestMapJSON
 import RestMapPlugins
 import RestMapSchema
 
@@ -49,6 +50,13 @@ public struct SchemaCompilationError: Error, Sendable, CustomStringConvertible {
 }
 
 /// An entity compiled for mapping (a class: the mapping loop reads it without copying).
+/// An entity's name and member names as encoded JSON strings (quotes included).
+struct EncodedNames: Sendable {
+    let entity: [UInt8]
+    let attributes: [[UInt8]]
+    let relationships: [[UInt8]]
+}
+
 final class EntityPlan: Sendable {
     let name: String
     let index: Int
@@ -68,6 +76,8 @@ final class EntityPlan: Sendable {
     let readsSelf: Bool
     let assignsDefaultsForMissingAttributes: Bool
     let assignsNilForMissingRelationships: Bool
+    /// The names as `RecordWriter` writes them, encoded once.
+    let encodedNames: EncodedNames
 
     init(_ entity: Entity, index: Int, entityIndex: [String: Int], schema: Schema, plugins: PluginRegistry) throws(SchemaCompilationError) {
         name = entity.name
@@ -105,6 +115,8 @@ final class EntityPlan: Sendable {
         readsSelf = attributes.contains { $0.source.isSelf }
         assignsDefaultsForMissingAttributes = entity.assignsDefaultsForMissingAttributes
         assignsNilForMissingRelationships = entity.assignsNilForMissingRelationships
+        encodedNames = EncodedNames(entity: JSONWriter.encoded(name), attributes: attributes.map { JSONWriter.encoded($0.name) },
+                                    relationships: relationships.map { JSONWriter.encoded($0.name) })
     }
 
     /// The attribute slots a `keyedBy` names, one per level.

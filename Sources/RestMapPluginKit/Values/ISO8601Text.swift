@@ -3,20 +3,50 @@
 public enum ISO8601Text {
     /// The ISO 8601 UTC text of an instant given in seconds since 1970-01-01T00:00:00Z.
     public static func string(from secondsSince1970: Double) -> String {
+        var text: [UInt8] = []
+        append(secondsSince1970, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the ISO 8601 UTC text of an instant (as `string(from:)` gives it) as UTF-8.
+    public static func append(_ secondsSince1970: Double, to text: inout [UInt8]) {
         let milliseconds = Int64((secondsSince1970 * 1000).rounded())
         let (seconds, millisecond) = milliseconds.floorDivided(by: 1000)
         let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
         let (year, month, day) = CivilDate.fromDays(days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-        text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        if millisecond != 0 { text += "." + pad(millisecond, 3) }
-        return text + "Z"
+        if year < 0 { text.append(UInt8(ascii: "-")) }
+        appendDigits(year.magnitude, width: 4, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(UInt64(month), width: 2, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(UInt64(day), width: 2, to: &text)
+        text.append(UInt8(ascii: "T"))
+        appendDigits(UInt64(secondOfDay / 3600), width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(UInt64(secondOfDay / 60 % 60), width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(UInt64(secondOfDay % 60), width: 2, to: &text)
+        if millisecond != 0 {
+            text.append(UInt8(ascii: "."))
+            appendDigits(UInt64(millisecond), width: 3, to: &text)
+        }
+        text.append(UInt8(ascii: "Z"))
     }
 
-    private static func pad(_ number: Int64, _ width: Int) -> String {
-        let digits = String(number.magnitude)
-        let sign = number < 0 ? "-" : ""
-        return sign + String(repeating: "0", count: max(0, width - digits.count)) + digits
+    /// Appends a number's decimal digits, padded with zeros to at least `width` digits.
+    private static func appendDigits(_ number: UInt64, width: Int, to text: inout [UInt8]) {
+        var divisor: UInt64 = 1
+        var digits = 1
+        while digits < width || number / divisor >= 10 {
+            divisor *= 10
+            digits += 1
+        }
+        var rest = number
+        while divisor > 0 {
+            text.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }
 
