@@ -89,6 +89,80 @@ final class MappingSession {
         }
     }
 
+    // MARK: Arrays in parallel
+
+    /// The fewest elements an array needs before `mapInParallel` splits it.
+    static let parallelArrayThreshold = 4096
+
+    /// Maps the elements of an array as `mapRoot` does, on up to `jobs` threads: contiguous runs
+    /// of elements are mapped by sessions of their own, then taken into this one in order, so
+    /// records, their order, identity merges, relationships and errors are what one thread gives.
+    func mapInParallel(_ array: JSONNode, entity: Int, jobs: Int) -> [Int] {
+        let elements = Array(array.elements)
+        // More runs than threads, so a thread that finishes early takes another.
+        let runCount = min(jobs * 4, max(elements.count / 256, 1))
+        let runLength = (elements.count + runCount - 1) / runCount
+        let plan = self.plan
+        nonisolated(unsafe) let template = (scope: scope, path: path, depth: depth)
+        var runs = [(session: MappingSession, roots: [Int])?](repeating: nil, count: runCount)
+        runs.withUnsafeMutableBufferPointer { slots in
+            nonisolated(unsafe) let slots = slots
+            DispatchQueue.concurrentPerform(iterations: runCount) { run in
+                let session = MappingSession(plan: plan, root: template.scope.root, metadata: template.scope.metadata)
+                session.scope = template.scope
+                session.path = template.path
+                session.depth = template.depth
+                var roots: [Int] = []
+                for index in (run * runLength)..<min((run + 1) * runLength, elements.count) {
+                    session.path.append(.index(index))
+                    if let record = session.map(elements[index], entity: entity, collectionIndex: index) { roots.append(record) }
+                    session.path.removeLast()
+                }
+                slots[run] = (session, roots)
+            }
+        }
+        var roots: [Int] = []
+        // Total: concurrentPerform ran every iteration.
+        for run in runs { roots += absorb(run!.session, roots: run!.roots) }
+        return roots
+    }
+
+    /// Takes the records and errors of a session that mapped the elements after this one's,
+    /// merging records by identification as `store` and `assign` would have; returns the
+    /// session's roots as records of this one.
+    private func absorb(_ other: MappingSession, roots: [Int]) -> [Int] {
+        var local = [Int](repeating: 0, count: other.records.count)
+        var merged = [Bool](repeating: false, count: other.records.count)
+        for (index, record) in other.records.enumerated() {
+            let entityPlan = plan.entities[record.entity]
+            let key = identityKey(record.values, slots: entityPlan.identification)
+            if let key, let existing = identities[record.entity][key] {
+                for (slot, value) in record.values.enumerated() where value != nil { records[existing].values[slot] = value }
+                local[index] = existing
+                merged[index] = true
+            } else {
+                if let key { identities[record.entity][key] = records.count }
+                local[index] = records.count
+                records.append(RecordData(entity: record.entity, values: record.values, relations: record.relations))
+            }
+        }
+        // Relationships once every record has its index here.
+        for (index, record) in other.records.enumerated() {
+            let entityPlan = plan.entities[record.entity]
+            for (slot, related) in record.relations.enumerated() {
+                guard let related else { continue }
+                let translated = related.map { local[$0] }
+                if merged[index] {
+                    assign(translated, to: local[index], slot: slot, policy: entityPlan.relationships[slot].assignment)
+                } else {
+                    records[local[index]].relations[slot] = translated
+                }
+            }
+        }
+        errors += other.errors
+        return roots.map { local[$0] }
+    }
+
     /// Maps an object whose keys are records (`keyedBy`): each key becomes the attribute of its
     /// level, and the values of the last level are the representations (objects, or scalars read
     /// with `@self`). A keyed object is a collection, like an array: it is no `@parent` level.
