@@ -201,6 +201,8 @@ struct TableSQL: Sendable {
     let table: StoreLayout.Table
     /// Quoted column names by slot: the attributes, then the foreign-key columns.
     let columns: [String]
+    /// How each attribute column stores values, by slot.
+    let kinds: [ColumnCoding.Kind]
     /// Slots of the identification attributes (empty when the entity has none).
     let identity: [Int]
     /// Names of the to-one relationships stored as foreign-key columns.
@@ -223,6 +225,7 @@ struct TableSQL: Sendable {
         version = modifiedBy.flatMap(table.columnIndex)
         linkColumns = table.links.filter(\.isColumn).map(\.name)
         columns = (table.columns.map(\.name) + linkColumns).map(q)
+        kinds = table.columns.map { ColumnCoding.Kind(type: $0.type) }
         let identity = table.identity.compactMap(table.columnIndex)
         self.identity = identity.count == table.identity.count ? identity : []
         let name = q(table.entity)

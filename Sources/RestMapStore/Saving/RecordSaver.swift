@@ -39,35 +39,45 @@ struct RecordSaver: Sendable {
 
         // 1. Attributes: upsert by identity. Entities that to-one relationships point at go
         //    first, so a foreign key is written with its record instead of by a second update.
-        let byEntity = Dictionary(grouping: records, by: \.entity)
-        for record in store.saveOrder.flatMap({ byEntity[$0] ?? [] }) {
-            guard let sql = store.statements[record.entity] else { continue }
+        let byEntity = Dictionary(grouping: records, by: { $0.entity })
+        for entity in store.saveOrder {
+            guard let group = byEntity[entity], let sql = store.statements[entity] else { continue }
             let table = sql.table
-            var values = table.columns.map { column in record[column.name].value.map { ColumnCoding.encode($0, type: column.type) } }
-            for name in sql.linkColumns {
-                let field = record[name]
-                let targets = field.records
-                if field.isAbsent {
-                    values.append(nil)
-                } else if let target = targets.first {
-                    values.append(saved[target].map { $0.rowID.databaseValue })   // nil: not saved yet, linked in step 2
-                } else {
-                    values.append(.null)
+            let statements = UpsertStatements(sql, db)
+            var values: [ColumnCoding.Stored?] = []
+            values.reserveCapacity(sql.columns.count)
+            for record in group {
+                values.removeAll(keepingCapacity: true)
+                // The table's columns are the entity's attributes, in schema order.
+                for (value, kind) in zip(record.attributeValues, sql.kinds) {
+                    values.append(value.map { ColumnCoding.stored($0, kind: kind) })
+                }
+                for name in sql.linkColumns {
+                    let field = record[name]
+                    if field.isAbsent {
+                        values.append(nil)
+                    } else if let target = field.records.first {
+                        values.append(saved[target].map { .integer($0.rowID) })   // nil: not saved yet, linked in step 2
+                    } else {
+                        values.append(.null)
+                    }
+                }
+                if isTombstone(record, table: table, values: values) {
+                    summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
+                    touched.insert(entity)
+                    continue
+                }
+                let row = try upsert(statements, values: values)
+                saved[record] = row
+                switch row.outcome {
+                case .inserted: summary.inserted += 1; touched.insert(entity)
+                case .updated: summary.updated += 1; touched.insert(entity)
+                case .unchanged: summary.unchanged += 1
+                case .skipped: summary.skippedNotNewer += 1
                 }
             }
-            if isTombstone(record, table: table, values: values) {
-                summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
-                touched.insert(table.entity)
-                continue
-            }
-            let row = try upsert(sql, values: values, db)
-            saved[record] = row
-            switch row.outcome {
-            case .inserted: summary.inserted += 1; touched.insert(table.entity)
-            case .updated: summary.updated += 1; touched.insert(table.entity)
-            case .unchanged: summary.unchanged += 1
-            case .skipped: summary.skippedNotNewer += 1
-            }
+            // The upserts ran on SQLite directly: GRDB's observers (the change feed) learn here.
+            if touched.contains(entity) { try db.notifyChanges(in: Table(entity)) }
         }
 
         // 2. Nested relationships, from the mapping result's graph.
@@ -76,15 +86,15 @@ struct RecordSaver: Sendable {
             let table = sql.table
             var linkChanged = false
             for link in table.links where link.connections.isEmpty {
+                // A foreign key is written in step 1 unless its target was not saved yet.
+                if link.isColumn, !row.unwrittenLinks.contains(link.name) { continue }
                 let field = record[link.name]
                 if field.isAbsent { continue }
                 let related = field.records.compactMap { target in saved[target].map { (target.entity, $0.rowID) } }
                 if link.isColumn {
                     let value = related.first.map { $0.1.databaseValue } ?? .null
-                    if row.unwrittenLinks.contains(link.name) {
-                        try db.cachedStatement(sql: sql.updateLink[link.name]!).execute(arguments: [value, row.rowID])
-                        linkChanged = linkChanged || db.changesCount > 0
-                    }
+                    try db.cachedStatement(sql: sql.updateLink[link.name]!).execute(arguments: [value, row.rowID])
+                    linkChanged = linkChanged || db.changesCount > 0
                 } else {
                     try replaceJoinRows(table: table, link: link, source: row.rowID, related: related,
                                         union: assignment(table.entity, link.name) == .union, db)
@@ -145,23 +155,41 @@ struct RecordSaver: Sendable {
 
     /// Finds the record by identity and updates what changed, or inserts it. `values` holds the
     /// attribute columns then the foreign-key columns; `nil` leaves a column as stored.
-    private func upsert(_ sql: TableSQL, values: [DatabaseValue?], _ db: Database) throws -> Saved {
-        let present = values.indices.filter { values[$0] != nil }
-        let arguments = StatementArguments(present.map { values[$0]! })
-        let unwritten = sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
-        let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
-        if identified, let rowID = try Int64.fetchOne(db.cachedStatement(sql: sql.selectByIdentity),
-                                                      arguments: StatementArguments(sql.identity.map { values[$0]! })) {
-            guard !present.isEmpty else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
-            // The update runs only when a value differs and (modifiedBy) the version is newer.
-            try db.cachedStatement(sql: sql.update(present)).execute(arguments: arguments + [rowID])
-            if db.changesCount > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
-            guard let version = sql.version, present.contains(version) else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
-            let differs = try Bool.fetchOne(db.cachedStatement(sql: sql.differs(present)), arguments: arguments + [rowID]) ?? false
-            return Saved(rowID: rowID, outcome: differs ? .skipped : .unchanged, unwrittenLinks: unwritten)
+    private func upsert(_ statements: UpsertStatements, values: [ColumnCoding.Stored?]) throws -> Saved {
+        let sql = statements.sql
+        let present = values.contains { $0 == nil } ? values.indices.filter { values[$0] != nil } : nil
+        let unwritten = present == nil ? [] : sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
+        func bindPresent(_ statement: DirectStatement) {
+            var index: Int32 = 1
+            for case let value? in values {
+                statement.bind(value, at: index)
+                index += 1
+            }
         }
-        try db.cachedStatement(sql: sql.insert(present)).execute(arguments: arguments)
-        return Saved(rowID: db.lastInsertedRowID, outcome: .inserted, unwrittenLinks: unwritten)
+        let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
+        if identified {
+            let select = try statements.selectByIdentity()
+            for (index, slot) in sql.identity.enumerated() { select.bind(values[slot]!, at: Int32(index + 1)) }
+            if let rowID = try select.run() {
+                let count = present?.count ?? values.count
+                guard count > 0 else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
+                // The update runs only when a value differs and (modifiedBy) the version is newer.
+                let update = try statements.update(present)
+                bindPresent(update)
+                update.bind(rowID, at: Int32(count + 1))
+                try update.run()
+                if update.changes > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
+                guard let version = sql.version, values[version] != nil else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
+                let differs = try statements.differs(present)
+                bindPresent(differs)
+                differs.bind(rowID, at: Int32(count + 1))
+                return Saved(rowID: rowID, outcome: try differs.run() == 1 ? .skipped : .unchanged, unwrittenLinks: unwritten)
+            }
+        }
+        let insert = try statements.insert(present)
+        bindPresent(insert)
+        try insert.run()
+        return Saved(rowID: insert.lastInsertedRowID, outcome: .inserted, unwrittenLinks: unwritten)
     }
 
     // MARK: Relationships
@@ -247,18 +275,18 @@ struct RecordSaver: Sendable {
 
     // MARK: Rules
 
-    private func isTombstone(_ record: Record, table: StoreLayout.Table, values: [DatabaseValue?]) -> Bool {
+    private func isTombstone(_ record: Record, table: StoreLayout.Table, values: [ColumnCoding.Stored?]) -> Bool {
         guard let markers = rules.tombstone[table.entity], !markers.isEmpty else { return false }
         return markers.allSatisfy { marker in
             guard let slot = table.columnIndex(marker.attribute), let value = values[slot] else { return false }
-            return value == ColumnCoding.encode(marker.value, type: table.columns[slot].type)
+            return value.databaseValue == ColumnCoding.encode(marker.value, type: table.columns[slot].type)
         }
     }
 
     /// Deletes the stored record a tombstone names; returns 1 when there was one, else 0.
-    private func deleteTombstone(_ sql: TableSQL, values: [DatabaseValue?], _ db: Database) throws -> Int {
+    private func deleteTombstone(_ sql: TableSQL, values: [ColumnCoding.Stored?], _ db: Database) throws -> Int {
         guard !sql.identity.isEmpty, sql.identity.allSatisfy({ values[$0].map { !$0.isNull } ?? false }) else { return 0 }
-        try db.cachedStatement(sql: sql.deleteByIdentity).execute(arguments: StatementArguments(sql.identity.map { values[$0]! }))
+        try db.cachedStatement(sql: sql.deleteByIdentity).execute(arguments: StatementArguments(sql.identity.map { values[$0]!.databaseValue }))
         return db.changesCount
     }
 
