@@ -31,11 +31,24 @@ struct RecordSaver: Sendable {
         var unwrittenLinks: [String]
     }
 
+    /// What step 1 did to each record of one result, by `Record.resultIndex`.
+    private struct SavedRows {
+        private var rows: [Saved?]
+
+        init(count: Int) { rows = Array(repeating: nil, count: count) }
+
+        subscript(record: Record) -> Saved? {
+            get { rows[record.resultIndex] }
+            set { rows[record.resultIndex] = newValue }
+        }
+    }
+
     func save(_ result: MappingResult, of response: Response, _ db: Database) throws -> SaveSummary {
         var summary = SaveSummary()
-        var saved: [Record: Saved] = [:]
-        var touched = Set<String>()
         let records = result.allRecords
+        var saved = SavedRows(count: records.count)
+        var touched = Set<String>()
+        var withUnwrittenLinks = Set<String>()
 
         // 1. Attributes: upsert by identity. Entities that to-one relationships point at go
         //    first, so a foreign key is written with its record instead of by a second update.
@@ -46,6 +59,8 @@ struct RecordSaver: Sendable {
             let statements = UpsertStatements(sql, db)
             var values: [ColumnCoding.Stored?] = []
             values.reserveCapacity(sql.columns.count)
+            let tombstone = rules.tombstone[entity] ?? []
+            var changed = false
             for record in group {
                 values.removeAll(keepingCapacity: true)
                 // The table's columns are the entity's attributes, in schema order.
@@ -62,48 +77,41 @@ struct RecordSaver: Sendable {
                         values.append(.null)
                     }
                 }
-                if isTombstone(record, table: table, values: values) {
+                if isTombstone(tombstone, table: table, values: values) {
                     summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
-                    touched.insert(entity)
+                    changed = true
                     continue
                 }
                 let row = try upsert(statements, values: values)
                 saved[record] = row
+                if !row.unwrittenLinks.isEmpty { withUnwrittenLinks.insert(entity) }
                 switch row.outcome {
-                case .inserted: summary.inserted += 1; touched.insert(entity)
-                case .updated: summary.updated += 1; touched.insert(entity)
+                case .inserted: summary.inserted += 1; changed = true
+                case .updated: summary.updated += 1; changed = true
                 case .unchanged: summary.unchanged += 1
                 case .skipped: summary.skippedNotNewer += 1
                 }
             }
-            // The upserts ran on SQLite directly: GRDB's observers (the change feed) learn here.
-            if touched.contains(entity) { try db.notifyChanges(in: Table(entity)) }
+            if changed {
+                touched.insert(entity)
+                // The upserts ran on SQLite directly: GRDB's observers (the change feed) learn here.
+                try db.notifyChanges(in: Table(entity))
+            }
         }
 
-        // 2. Nested relationships, from the mapping result's graph.
-        for record in records {
-            guard let sql = store.statements[record.entity], let row = saved[record], row.outcome != .skipped else { continue }
-            let table = sql.table
-            var linkChanged = false
-            for link in table.links where link.connections.isEmpty {
-                // A foreign key is written in step 1 unless its target was not saved yet.
-                if link.isColumn, !row.unwrittenLinks.contains(link.name) { continue }
-                let field = record[link.name]
-                if field.isAbsent { continue }
-                let related = field.records.compactMap { target in saved[target].map { (target.entity, $0.rowID) } }
-                if link.isColumn {
-                    let value = related.first.map { $0.1.databaseValue } ?? .null
-                    try db.cachedStatement(sql: sql.updateLink[link.name]!).execute(arguments: [value, row.rowID])
-                    linkChanged = linkChanged || db.changesCount > 0
-                } else {
-                    try replaceJoinRows(table: table, link: link, source: row.rowID, related: related,
-                                        union: assignment(table.entity, link.name) == .union, db)
+        // 2. Nested relationships, from the mapping result's graph: join rows, and the foreign
+        //    keys step 1 could not write (their target was not saved yet).
+        for entity in store.saveOrder {
+            guard let group = byEntity[entity], let sql = store.statements[entity],
+                  withUnwrittenLinks.contains(entity) || sql.table.links.contains(where: { $0.connections.isEmpty && !$0.isColumn })
+            else { continue }
+            for record in group {
+                guard let row = saved[record], row.outcome != .skipped else { continue }
+                if try saveLinks(of: record, row: row, sql, saved: saved, db), row.outcome == .unchanged {
+                    summary.unchanged -= 1
+                    summary.updated += 1
+                    touched.insert(entity)
                 }
-            }
-            if linkChanged, row.outcome == .unchanged {
-                summary.unchanged -= 1
-                summary.updated += 1
-                touched.insert(table.entity)
             }
         }
 
@@ -126,7 +134,7 @@ struct RecordSaver: Sendable {
                     : !isCompletePage ? "a partial page" : "\(result.errors.count) record(s) failed to map"
                 continue
             }
-            let keep = Set(saved.filter { $0.key.entity == rule.entity }.map(\.value.rowID))
+            let keep = Set(records.filter { $0.entity == rule.entity }.compactMap { saved[$0]?.rowID })
             summary.deletedOrphans += try deleteOrphans(rule, parameters: parameters, keep: keep, db)
         }
 
@@ -149,6 +157,27 @@ struct RecordSaver: Sendable {
                 """, arguments: [path, roots.string])
         }
         return summary
+    }
+
+    /// Writes one record's nested relationships; `true` when a foreign key changed.
+    private func saveLinks(of record: Record, row: Saved, _ sql: TableSQL, saved: SavedRows, _ db: Database) throws -> Bool {
+        let table = sql.table
+        var linkChanged = false
+        for link in table.links where link.connections.isEmpty {
+            if link.isColumn, !row.unwrittenLinks.contains(link.name) { continue }
+            let field = record[link.name]
+            if field.isAbsent { continue }
+            let related = field.records.compactMap { target in saved[target].map { (target.entity, $0.rowID) } }
+            if link.isColumn {
+                let value = related.first.map { $0.1.databaseValue } ?? .null
+                try db.cachedStatement(sql: sql.updateLink[link.name]!).execute(arguments: [value, row.rowID])
+                linkChanged = linkChanged || db.changesCount > 0
+            } else {
+                try replaceJoinRows(table: table, link: link, source: row.rowID, related: related,
+                                    union: assignment(table.entity, link.name) == .union, db)
+            }
+        }
+        return linkChanged
     }
 
     // MARK: Upserting
@@ -275,9 +304,9 @@ struct RecordSaver: Sendable {
 
     // MARK: Rules
 
-    private func isTombstone(_ record: Record, table: StoreLayout.Table, values: [ColumnCoding.Stored?]) -> Bool {
-        guard let markers = rules.tombstone[table.entity], !markers.isEmpty else { return false }
-        return markers.allSatisfy { marker in
+    /// Whether the values equal all of the entity's tombstone markers (`false` without markers).
+    private func isTombstone(_ markers: [(attribute: String, value: Value)], table: StoreLayout.Table, values: [ColumnCoding.Stored?]) -> Bool {
+        !markers.isEmpty && markers.allSatisfy { marker in
             guard let slot = table.columnIndex(marker.attribute), let value = values[slot] else { return false }
             return value.databaseValue == ColumnCoding.encode(marker.value, type: table.columns[slot].type)
         }
