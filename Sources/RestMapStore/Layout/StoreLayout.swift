@@ -214,8 +214,6 @@ struct TableSQL: Sendable {
     let insertAll: String
     /// The `modifiedBy` column's slot, if the entity has one.
     let version: Int?
-    /// `update(allSlots)`, built once (the common case).
-    private var updateAll = ""
     /// `UPDATE "Entity" SET "link" = ?1 WHERE rm_id = ?2 AND "link" IS NOT ?1`, by link name.
     let updateLink: [String: String]
 
@@ -237,7 +235,6 @@ struct TableSQL: Sendable {
         updateLink = Dictionary(uniqueKeysWithValues: linkColumns.map {
             ($0, "UPDATE \(name) SET \(q($0)) = ?1 WHERE \(q(StoreSQL.rowID)) = ?2 AND \(q($0)) IS NOT ?1")
         })
-        updateAll = update(Array(columns.indices))
     }
 
     /// Inserts the columns at `slots`.
@@ -248,29 +245,27 @@ struct TableSQL: Sendable {
             + "VALUES (\(Array(repeating: "?", count: slots.count).joined(separator: ", ")))"
     }
 
-    /// Updates the columns at `slots` of one row when one of them differs: the values are
-    /// parameters `?1…?n`, the row id `?n+1`. With a `modifiedBy` column among the slots, only
-    /// when the new version is newer than a stored non-null one.
-    func update(_ slots: [Int]) -> String {
-        if slots.count == columns.count, !updateAll.isEmpty { return updateAll }
-        let rowID = slots.count + 1
-        var sql = "UPDATE \(StoreSQL.quote(table.entity)) SET \(slots.enumerated().map { "\(columns[$1]) = ?\($0 + 1)" }.joined(separator: ", ")) "
-            + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(rowID) AND (\(differences(slots)))"
-        if let version, let position = slots.firstIndex(of: version) {
+    /// Inserts the columns at `slots` (parameters `?1…?n`) or, when a row with the same identity
+    /// exists, updates them there when one of them differs and (with a `modifiedBy` column among
+    /// the slots) when the new version is newer than a stored non-null one. Returns the `rm_id` of
+    /// the row inserted or updated; no row when the stored one was left as it was.
+    func upsert(_ slots: [Int]) -> String {
+        let assignments = slots.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
+        let differences = slots.map { "\(columns[$0]) IS NOT excluded.\(columns[$0])" }.joined(separator: " OR ")
+        var sql = insert(slots) + " ON CONFLICT (\(identity.map { columns[$0] }.joined(separator: ", "))) "
+            + "DO UPDATE SET \(assignments) WHERE (\(differences))"
+        if let version, slots.contains(version) {
             let column = columns[version]
             let (new, old) = table.columns[version].type == "decimal"
-                ? ("CAST(?\(position + 1) AS REAL)", "CAST(\(column) AS REAL)") : ("?\(position + 1)", column)
+                ? ("CAST(excluded.\(column) AS REAL)", "CAST(\(column) AS REAL)") : ("excluded.\(column)", column)
             sql += " AND (\(column) IS NULL OR \(new) > \(old))"
         }
-        return sql
+        return sql + " RETURNING \(StoreSQL.quote(StoreSQL.rowID))"
     }
 
     /// Whether the row `?n+1` differs from the values `?1…?n` of `slots`.
     func differs(_ slots: [Int]) -> String {
-        "SELECT \(differences(slots)) FROM \(StoreSQL.quote(table.entity)) WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(slots.count + 1)"
-    }
-
-    private func differences(_ slots: [Int]) -> String {
-        slots.enumerated().map { "\(columns[$1]) IS NOT ?\($0 + 1)" }.joined(separator: " OR ")
+        "SELECT \(slots.enumerated().map { "\(columns[$1]) IS NOT ?\($0 + 1)" }.joined(separator: " OR ")) "
+            + "FROM \(StoreSQL.quote(table.entity)) WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(slots.count + 1)"
     }
 }

@@ -27,19 +27,34 @@ final class DirectStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Binds parameter `index` (1-based).
-    func bind(_ value: ColumnCoding.Stored, at index: Int32) {
-        switch value {
+    func bind(_ value: ColumnCoding.Stored, at index: Int32) throws {
+        let code = switch value {
         case .null: sqlite3_bind_null(handle, index)
         case .integer(let integer): sqlite3_bind_int64(handle, index, integer)
         case .real(let real): sqlite3_bind_double(handle, index, real)
-        case .text(let text):
-            text.withCString { sqlite3_bind_text(handle, index, $0, Int32(text.utf8.count), transient) }
-        case .blob(let json):
-            json.withCString { sqlite3_bind_blob(handle, index, $0, Int32(json.utf8.count), transient) }
+        case .text(let text): text.withCString { sqlite3_bind_text64(handle, index, $0, UInt64(text.utf8.count), transient, UInt8(SQLITE_UTF8)) }
+        case .blob(let json): json.withCString { sqlite3_bind_blob64(handle, index, $0, UInt64(json.utf8.count), transient) }
         }
+        if code != SQLITE_OK { throw failure(code) }
     }
 
-    func bind(_ integer: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, integer) }
+    func bind(_ integer: Int64, at index: Int32) throws {
+        let code = sqlite3_bind_int64(handle, index, integer)
+        if code != SQLITE_OK { throw failure(code) }
+    }
+
+    private func failure(_ code: Int32) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
+
+    /// Runs an INSERT (possibly an upsert) and tells whether it inserted a row: the connection's
+    /// last inserted row id is cleared first, and an upsert that updates does not set it (nor do
+    /// triggers, once they end). Returns the first column of the first row, as `run()`.
+    func runInsert() throws -> (inserted: Bool, value: Int64?) {
+        sqlite3_set_last_insert_rowid(connection, 0)
+        let value = try run()
+        return (sqlite3_last_insert_rowid(connection) != 0, value)
+    }
 
     /// Runs the statement to its first row: the first column of that row as an integer (a row
     /// id, or a boolean), `nil` when there is no row. Resets the statement for the next call.
@@ -49,8 +64,7 @@ final class DirectStatement {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return sqlite3_column_int64(handle, 0)
         case SQLITE_DONE: return nil
-        case let code:
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        case let code: throw failure(code)
         }
     }
 

@@ -188,37 +188,34 @@ struct RecordSaver: Sendable {
         let sql = statements.sql
         let present = values.contains { $0 == nil } ? values.indices.filter { values[$0] != nil } : nil
         let unwritten = present == nil ? [] : sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
-        func bindPresent(_ statement: DirectStatement) {
+        func bindPresent(_ statement: DirectStatement) throws {
             var index: Int32 = 1
             for case let value? in values {
-                statement.bind(value, at: index)
+                try statement.bind(value, at: index)
                 index += 1
             }
         }
         let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
-        if identified {
-            let select = try statements.selectByIdentity()
-            for (index, slot) in sql.identity.enumerated() { select.bind(values[slot]!, at: Int32(index + 1)) }
-            if let rowID = try select.run() {
-                let count = present?.count ?? values.count
-                guard count > 0 else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
-                // The update runs only when a value differs and (modifiedBy) the version is newer.
-                let update = try statements.update(present)
-                bindPresent(update)
-                update.bind(rowID, at: Int32(count + 1))
-                try update.run()
-                if update.changes > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
-                guard let version = sql.version, values[version] != nil else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
-                let differs = try statements.differs(present)
-                bindPresent(differs)
-                differs.bind(rowID, at: Int32(count + 1))
-                return Saved(rowID: rowID, outcome: try differs.run() == 1 ? .skipped : .unchanged, unwrittenLinks: unwritten)
-            }
+        guard identified else {
+            let insert = try statements.insert(present)
+            try bindPresent(insert)
+            try insert.run()
+            return Saved(rowID: insert.lastInsertedRowID, outcome: .inserted, unwrittenLinks: unwritten)
         }
-        let insert = try statements.insert(present)
-        bindPresent(insert)
-        try insert.run()
-        return Saved(rowID: insert.lastInsertedRowID, outcome: .inserted, unwrittenLinks: unwritten)
+        // One statement inserts, or updates when a value differs and (modifiedBy) the version is newer.
+        let upsert = try statements.upsert(present)
+        try bindPresent(upsert)
+        let (inserted, written) = try upsert.runInsert()
+        if let written { return Saved(rowID: written, outcome: inserted ? .inserted : .updated, unwrittenLinks: unwritten) }
+        // The stored row was left as it was: find it, and tell a version not newer from no difference.
+        let select = try statements.selectByIdentity()
+        for (index, slot) in sql.identity.enumerated() { try select.bind(values[slot]!, at: Int32(index + 1)) }
+        guard let rowID = try select.run() else { throw StoreError("\(sql.table.entity): the row an upsert kept is missing") }
+        guard let version = sql.version, values[version] != nil else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
+        let differs = try statements.differs(present)
+        try bindPresent(differs)
+        try differs.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
+        return Saved(rowID: rowID, outcome: try differs.run() == 1 ? .skipped : .unchanged, unwrittenLinks: unwritten)
     }
 
     // MARK: Relationships

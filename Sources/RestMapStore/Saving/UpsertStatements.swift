@@ -10,7 +10,7 @@ final class UpsertStatements {
     private var someSlots: [[Int]: [DirectStatement?]] = [:]
 
     private enum Kind: Int {
-        case insert, update, differs
+        case insert, upsert, differs
     }
 
     init(_ sql: TableSQL, _ db: Database) {
@@ -28,15 +28,15 @@ final class UpsertStatements {
 
     /// `TableSQL.insert(slots)`.
     func insert(_ slots: [Int]?) throws -> DirectStatement { try compiled(.insert, slots) }
-    /// `TableSQL.update(slots)`.
-    func update(_ slots: [Int]?) throws -> DirectStatement { try compiled(.update, slots) }
+    /// `TableSQL.upsert(slots)`.
+    func upsert(_ slots: [Int]?) throws -> DirectStatement { try compiled(.upsert, slots) }
     /// `TableSQL.differs(slots)`.
     func differs(_ slots: [Int]?) throws -> DirectStatement { try compiled(.differs, slots) }
 
     private func compiled(_ kind: Kind, _ slots: [Int]?) throws -> DirectStatement {
         if let statement = slots.map({ someSlots[$0]?[kind.rawValue] }) ?? allSlots[kind.rawValue] { return statement }
         let chosen = slots ?? Array(sql.columns.indices)
-        let statement = try DirectStatement(kind == .insert ? sql.insert(chosen) : kind == .update ? sql.update(chosen) : sql.differs(chosen), db)
+        let statement = try DirectStatement(kind == .insert ? sql.insert(chosen) : kind == .upsert ? sql.upsert(chosen) : sql.differs(chosen), db)
         if let slots {
             someSlots[slots, default: [nil, nil, nil]][kind.rawValue] = statement
         } else {
