@@ -47,13 +47,15 @@ final class DirectStatement {
         DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
     }
 
-    /// Runs an INSERT (possibly an upsert) and tells whether it inserted a row: the connection's
-    /// last inserted row id is cleared first, and an upsert that updates does not set it (nor do
-    /// triggers, once they end). Returns the first column of the first row, as `run()`.
-    func runInsert() throws -> (inserted: Bool, value: Int64?) {
+    /// Runs an INSERT (possibly an upsert): the row id of the row it inserted, `nil` when it
+    /// inserted none (an upsert that updated, or left the row as it was: see `changes`). The
+    /// connection's last inserted row id is cleared first; an upsert that updates does not set
+    /// it, nor do triggers once they end.
+    func runInsert() throws -> Int64? {
         sqlite3_set_last_insert_rowid(connection, 0)
-        let value = try run()
-        return (sqlite3_last_insert_rowid(connection) != 0, value)
+        try run()
+        let rowID = sqlite3_last_insert_rowid(connection)
+        return rowID != 0 ? rowID : nil
     }
 
     /// Runs the statement to its first row: the first column of that row as an integer (a row

@@ -205,12 +205,13 @@ struct RecordSaver: Sendable {
         // One statement inserts, or updates when a value differs and (modifiedBy) the version is newer.
         let upsert = try statements.upsert(present)
         try bindPresent(upsert)
-        let (inserted, written) = try upsert.runInsert()
-        if let written { return Saved(rowID: written, outcome: inserted ? .inserted : .updated, unwrittenLinks: unwritten) }
-        // The stored row was left as it was: find it, and tell a version not newer from no difference.
+        if let rowID = try upsert.runInsert() { return Saved(rowID: rowID, outcome: .inserted, unwrittenLinks: unwritten) }
+        let updated = upsert.changes > 0
         let select = try statements.selectByIdentity()
         for (index, slot) in sql.identity.enumerated() { try select.bind(values[slot]!, at: Int32(index + 1)) }
-        guard let rowID = try select.run() else { throw StoreError("\(sql.table.entity): the row an upsert kept is missing") }
+        guard let rowID = try select.run() else { throw StoreError("\(sql.table.entity): the row an upsert found is missing") }
+        if updated { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
+        // The stored row was left as it was: tell a version not newer from no difference.
         guard let version = sql.version, values[version] != nil else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
         let differs = try statements.differs(present)
         try bindPresent(differs)
