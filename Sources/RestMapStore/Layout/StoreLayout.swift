@@ -249,11 +249,19 @@ struct TableSQL: Sendable {
     /// exists, updates them there when one of them differs and (with a `modifiedBy` column among
     /// the slots) when the new version is newer than a stored non-null one. (No `RETURNING`: it
     /// costs more per row than looking up the row id of an updated row.)
+    ///
+    /// An INTEGER or TEXT identity column is not assigned: the conflict means it holds the same
+    /// value already (a REAL or ANY one could hold an equal value of another form, 1 for 1.0),
+    /// and leaving it out spares rewriting its unique index entry.
     func upsert(_ slots: [Int]) -> String {
-        let assignments = slots.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
-        let differences = slots.map { "\(columns[$0]) IS NOT excluded.\(columns[$0])" }.joined(separator: " OR ")
-        var sql = insert(slots) + " ON CONFLICT (\(identity.map { columns[$0] }.joined(separator: ", "))) "
-            + "DO UPDATE SET \(assignments) WHERE (\(differences))"
+        let assigned = slots.filter { slot in
+            !(identity.contains(slot) && ["INTEGER", "TEXT"].contains(table.columns[slot].sqlType))
+        }
+        let target = "ON CONFLICT (\(identity.map { columns[$0] }.joined(separator: ", ")))"
+        guard !assigned.isEmpty else { return insert(slots) + " \(target) DO NOTHING" }
+        let assignments = assigned.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
+        let differences = assigned.map { "\(columns[$0]) IS NOT excluded.\(columns[$0])" }.joined(separator: " OR ")
+        var sql = insert(slots) + " \(target) DO UPDATE SET \(assignments) WHERE (\(differences))"
         if let version, slots.contains(version) {
             let column = columns[version]
             let (new, old) = table.columns[version].type == "decimal"
