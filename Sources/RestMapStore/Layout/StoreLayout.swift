@@ -214,6 +214,9 @@ struct TableSQL: Sendable {
     let insertAll: String
     /// The `modifiedBy` column's slot, if the entity has one.
     let version: Int?
+    /// For a single INTEGER or TEXT identity column: the rows whose identity is in the JSON array
+    /// `?1`, as (array index, `rm_id`). `nil` otherwise.
+    let selectByIdentities: String?
     /// `UPDATE "Entity" SET "link" = ?1 WHERE rm_id = ?2 AND "link" IS NOT ?1`, by link name.
     let updateLink: [String: String]
 
@@ -230,6 +233,10 @@ struct TableSQL: Sendable {
         let condition = self.identity.map { "\(q(table.columns[$0].name)) = ?" }.joined(separator: " AND ")
         selectByIdentity = "SELECT \(q(StoreSQL.rowID)) FROM \(name) WHERE \(condition)"
         deleteByIdentity = "DELETE FROM \(name) WHERE \(condition)"
+        selectByIdentities = self.identity.count == 1 && ["INTEGER", "TEXT"].contains(table.columns[self.identity[0]].sqlType)
+            ? "SELECT j.key, t.\(q(StoreSQL.rowID)) FROM json_each(?1) AS j CROSS JOIN \(name) AS t "
+                + "ON t.\(q(table.columns[self.identity[0]].name)) = j.value"
+            : nil
         insertAll = columns.isEmpty ? "INSERT INTO \(name) DEFAULT VALUES"
             : "INSERT INTO \(name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         updateLink = Dictionary(uniqueKeysWithValues: linkColumns.map {
@@ -254,9 +261,7 @@ struct TableSQL: Sendable {
     /// value already (a REAL or ANY one could hold an equal value of another form, 1 for 1.0),
     /// and leaving it out spares rewriting its unique index entry.
     func upsert(_ slots: [Int]) -> String {
-        let assigned = slots.filter { slot in
-            !(identity.contains(slot) && ["INTEGER", "TEXT"].contains(table.columns[slot].sqlType))
-        }
+        let assigned = assigned(slots)
         let target = "ON CONFLICT (\(identity.map { columns[$0] }.joined(separator: ", ")))"
         guard !assigned.isEmpty else { return insert(slots) + " \(target) DO NOTHING" }
         let assignments = assigned.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
@@ -269,6 +274,30 @@ struct TableSQL: Sendable {
             sql += " AND (\(column) IS NULL OR \(new) > \(old))"
         }
         return sql
+    }
+
+    /// Updates the columns at `slots` (parameters `?1…?n`) of the row `?n+1` when one of them
+    /// differs and (`modifiedBy`) the version is newer, as `upsert` does; `nil` when nothing but
+    /// identity is assigned (the row is then as it was).
+    func update(_ slots: [Int]) -> String? {
+        let assigned = assigned(slots)
+        guard !assigned.isEmpty else { return nil }
+        func parameter(_ slot: Int) -> String { "?\(slots.firstIndex(of: slot)! + 1)" }
+        var sql = "UPDATE \(StoreSQL.quote(table.entity)) SET \(assigned.map { "\(columns[$0]) = \(parameter($0))" }.joined(separator: ", ")) "
+            + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(slots.count + 1) "
+            + "AND (\(assigned.map { "\(columns[$0]) IS NOT \(parameter($0))" }.joined(separator: " OR ")))"
+        if let version, slots.contains(version) {
+            let column = columns[version]
+            let (new, old) = table.columns[version].type == "decimal"
+                ? ("CAST(\(parameter(version)) AS REAL)", "CAST(\(column) AS REAL)") : (parameter(version), column)
+            sql += " AND (\(column) IS NULL OR \(new) > \(old))"
+        }
+        return sql
+    }
+
+    /// The slots an upsert or update assigns: all but INTEGER and TEXT identity columns.
+    private func assigned(_ slots: [Int]) -> [Int] {
+        slots.filter { slot in !(identity.contains(slot) && ["INTEGER", "TEXT"].contains(table.columns[slot].sqlType)) }
     }
 
     /// Whether the row `?n+1` differs from the values `?1…?n` of `slots`.

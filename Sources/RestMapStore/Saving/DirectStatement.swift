@@ -58,6 +58,28 @@ final class DirectStatement {
         return rowID != 0 ? rowID : nil
     }
 
+    /// Runs an INSERT of a row believed new: its row id, or `nil` when a row with its identity
+    /// exists after all (a UNIQUE constraint failed; SQLite undid the statement).
+    func runInsertIfNew() throws -> Int64? {
+        defer { sqlite3_reset(handle) }
+        let code = sqlite3_step(handle)
+        if code == SQLITE_DONE { return sqlite3_last_insert_rowid(connection) }
+        if sqlite3_extended_errcode(connection) == ResultCode.SQLITE_CONSTRAINT_UNIQUE.rawValue { return nil }
+        throw failure(code)
+    }
+
+    /// Runs a query of two integer columns, row by row.
+    func forEachRow(_ body: (Int64, Int64) -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: body(sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 1))
+            case SQLITE_DONE: return
+            case let code: throw failure(code)
+            }
+        }
+    }
+
     /// Runs the statement to its first row: the first column of that row as an integer (a row
     /// id, or a boolean), `nil` when there is no row. Resets the statement for the next call.
     @discardableResult

@@ -61,7 +61,8 @@ struct RecordSaver: Sendable {
             values.reserveCapacity(sql.columns.count)
             let tombstone = rules.tombstone[entity] ?? []
             var changed = false
-            for record in group {
+            var stored = try statements.storedRowIDs(of: group)
+            for (position, record) in group.enumerated() {
                 values.removeAll(keepingCapacity: true)
                 // The table's columns are the entity's attributes, in schema order.
                 for (value, kind) in zip(record.attributeValues, sql.kinds) {
@@ -80,9 +81,10 @@ struct RecordSaver: Sendable {
                 if isTombstone(tombstone, table: table, values: values) {
                     summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
                     changed = true
+                    stored = nil   // the lookup may name the deleted row: upsert the rest
                     continue
                 }
-                let row = try upsert(statements, values: values)
+                let row = try upsert(statements, values: values, stored: stored.map { .some($0[position]) } ?? .none)
                 saved[record] = row
                 if !row.unwrittenLinks.isEmpty { withUnwrittenLinks.insert(entity) }
                 switch row.outcome {
@@ -183,24 +185,36 @@ struct RecordSaver: Sendable {
     // MARK: Upserting
 
     /// Finds the record by identity and updates what changed, or inserts it. `values` holds the
-    /// attribute columns then the foreign-key columns; `nil` leaves a column as stored.
-    private func upsert(_ statements: UpsertStatements, values: [ColumnCoding.Stored?]) throws -> Saved {
+    /// attribute columns then the foreign-key columns; `nil` leaves a column as stored. `stored`
+    /// is what the batch lookup found (`.some(nil)`: not stored), `.none` without one.
+    private func upsert(_ statements: UpsertStatements, values: [ColumnCoding.Stored?], stored: Int64??) throws -> Saved {
         let sql = statements.sql
         let present = values.contains { $0 == nil } ? values.indices.filter { values[$0] != nil } : nil
         let unwritten = present == nil ? [] : sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
-        func bindPresent(_ statement: DirectStatement) throws {
-            var index: Int32 = 1
-            for case let value? in values {
-                try statement.bind(value, at: index)
-                index += 1
-            }
-        }
+        func bindPresent(_ statement: DirectStatement) throws { try bind(values, to: statement) }
         let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
         guard identified else {
             let insert = try statements.insert(present)
             try bindPresent(insert)
             try insert.run()
             return Saved(rowID: insert.lastInsertedRowID, outcome: .inserted, unwrittenLinks: unwritten)
+        }
+        if case .some(let found) = stored {
+            if let rowID = found {
+                // Stored: update what differs (and, modifiedBy, only when newer).
+                guard let update = try statements.update(present) else {
+                    return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten)
+                }
+                try bindPresent(update)
+                try update.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
+                try update.run()
+                if update.changes > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
+                return try keptOutcome(statements, rowID: rowID, values: values, present: present, unwritten: unwritten)
+            }
+            // Not stored: a plain insert, unless an earlier record of this save had the same identity.
+            let insert = try statements.insert(present)
+            try bindPresent(insert)
+            if let rowID = try insert.runInsertIfNew() { return Saved(rowID: rowID, outcome: .inserted, unwrittenLinks: unwritten) }
         }
         // One statement inserts, or updates when a value differs and (modifiedBy) the version is newer.
         let upsert = try statements.upsert(present)
@@ -211,10 +225,26 @@ struct RecordSaver: Sendable {
         for (index, slot) in sql.identity.enumerated() { try select.bind(values[slot]!, at: Int32(index + 1)) }
         guard let rowID = try select.run() else { throw StoreError("\(sql.table.entity): the row an upsert found is missing") }
         if updated { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
-        // The stored row was left as it was: tell a version not newer from no difference.
+        return try keptOutcome(statements, rowID: rowID, values: values, present: present, unwritten: unwritten)
+    }
+
+    /// Binds the present values to `?1…?n`.
+    private func bind(_ values: [ColumnCoding.Stored?], to statement: DirectStatement) throws {
+        var index: Int32 = 1
+        for case let value? in values {
+            try statement.bind(value, at: index)
+            index += 1
+        }
+    }
+
+    /// A stored row an upsert or update left as it was: `skipped` when a value differs (the
+    /// version was not newer), else `unchanged`.
+    private func keptOutcome(_ statements: UpsertStatements, rowID: Int64, values: [ColumnCoding.Stored?], present: [Int]?,
+                             unwritten: [String]) throws -> Saved {
+        let sql = statements.sql
         guard let version = sql.version, values[version] != nil else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
         let differs = try statements.differs(present)
-        try bindPresent(differs)
+        try bind(values, to: differs)
         try differs.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
         return Saved(rowID: rowID, outcome: try differs.run() == 1 ? .skipped : .unchanged, unwrittenLinks: unwritten)
     }
