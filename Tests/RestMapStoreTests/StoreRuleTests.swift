@@ -233,9 +233,16 @@ func account(_ bank: String, _ number: Int64, balance: String = "10.50", version
                   at: { from: at, type: number }
                   value: { from: value, type: integer }
                   note: note
+              Sensor:
+                identifiedBy: id
+                attributes:
+                  id: { from: id, type: integer }
+                  value: { from: value, type: integer }
+                  note: note
             responses:
               - { path: /tags, entity: Tag }
               - { path: /readings, entity: Reading }
+              - { path: /sensors, entity: Sensor }
             """))
         // A record of nothing but its identity: inserted once, then unchanged.
         #expect(try await StoreFixture.save(store, path: "/tags", body: #"[{"name": "a"}, {"name": "b"}]"#).inserted == 2)
@@ -247,7 +254,13 @@ func account(_ bank: String, _ number: Int64, balance: String = "10.50", version
         #expect(partial.description == "inserted 1, updated 1, unchanged 0, deleted 0 orphans, skipped 0 not newer")
         let same = try await StoreFixture.save(store, path: "/readings", body: #"[{"at": 1.5, "value": 2}]"#)
         #expect(same.unchanged == 1 && same.updated == 0)
+        // The same with an INTEGER identity (stored rows found by one lookup, updated by row id).
+        try await StoreFixture.save(store, path: "/sensors", body: #"[{"id": 7, "value": 1, "note": "first"}]"#)
+        let sensors = try await StoreFixture.save(store, path: "/sensors", body: #"[{"id": 7, "value": 2}, {"id": 8, "value": 3}]"#)
+        #expect(sensors.description == "inserted 1, updated 1, unchanged 0, deleted 0 orphans, skipped 0 not newer")
+        #expect(try await StoreFixture.save(store, path: "/sensors", body: #"[{"id": 8, "value": 3}]"#).unchanged == 1)
         try store.close()
+        #expect(try Program.sqlite(db, "SELECT id, value, coalesce(note, 'NULL') FROM Sensor ORDER BY rm_id") == ["7|2|first", "8|3|NULL"])
         #expect(try Program.sqlite(db, "SELECT rm_id, name FROM Tag ORDER BY rm_id") == ["1|a", "2|b", "3|c"])
         #expect(try Program.sqlite(db, "SELECT rm_id, at, value, coalesce(note, 'NULL') FROM Reading ORDER BY rm_id")
             == ["1|1.5|2|first", "2|2.5|3|NULL"])

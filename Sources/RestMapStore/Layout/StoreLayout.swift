@@ -266,14 +266,8 @@ struct TableSQL: Sendable {
         guard !assigned.isEmpty else { return insert(slots) + " \(target) DO NOTHING" }
         let assignments = assigned.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
         let differences = assigned.map { "\(columns[$0]) IS NOT excluded.\(columns[$0])" }.joined(separator: " OR ")
-        var sql = insert(slots) + " \(target) DO UPDATE SET \(assignments) WHERE (\(differences))"
-        if let version, slots.contains(version) {
-            let column = columns[version]
-            let (new, old) = table.columns[version].type == "decimal"
-                ? ("CAST(excluded.\(column) AS REAL)", "CAST(\(column) AS REAL)") : ("excluded.\(column)", column)
-            sql += " AND (\(column) IS NULL OR \(new) > \(old))"
-        }
-        return sql
+        return insert(slots) + " \(target) DO UPDATE SET \(assignments) WHERE (\(differences))"
+            + newer(slots) { "excluded.\(columns[$0])" }
     }
 
     /// Updates the columns at `slots` (parameters `?1…?n`) of the row `?n+1` when one of them
@@ -283,16 +277,20 @@ struct TableSQL: Sendable {
         let assigned = assigned(slots)
         guard !assigned.isEmpty else { return nil }
         func parameter(_ slot: Int) -> String { "?\(slots.firstIndex(of: slot)! + 1)" }
-        var sql = "UPDATE \(StoreSQL.quote(table.entity)) SET \(assigned.map { "\(columns[$0]) = \(parameter($0))" }.joined(separator: ", ")) "
+        return "UPDATE \(StoreSQL.quote(table.entity)) SET \(assigned.map { "\(columns[$0]) = \(parameter($0))" }.joined(separator: ", ")) "
             + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(slots.count + 1) "
             + "AND (\(assigned.map { "\(columns[$0]) IS NOT \(parameter($0))" }.joined(separator: " OR ")))"
-        if let version, slots.contains(version) {
-            let column = columns[version]
-            let (new, old) = table.columns[version].type == "decimal"
-                ? ("CAST(\(parameter(version)) AS REAL)", "CAST(\(column) AS REAL)") : (parameter(version), column)
-            sql += " AND (\(column) IS NULL OR \(new) > \(old))"
-        }
-        return sql
+            + newer(slots, value: parameter)
+    }
+
+    /// With the `modifiedBy` column among `slots`: ` AND` the new version (`value(slot)`) is newer
+    /// than a stored non-null one (decimals compared as numbers). Empty otherwise.
+    private func newer(_ slots: [Int], value: (Int) -> String) -> String {
+        guard let version, slots.contains(version) else { return "" }
+        let column = columns[version]
+        let (new, old) = table.columns[version].type == "decimal"
+            ? ("CAST(\(value(version)) AS REAL)", "CAST(\(column) AS REAL)") : (value(version), column)
+        return " AND (\(column) IS NULL OR \(new) > \(old))"
     }
 
     /// The slots an upsert or update assigns: all but INTEGER and TEXT identity columns.
