@@ -30,7 +30,7 @@ enum ColumnCoding {
         }
     }
 
-    /// A value in its stored form: what is bound to a statement parameter (`SQLiteStatement`)
+    /// A value in its stored form: what is bound to a statement parameter (`DirectStatement`)
     /// or becomes a GRDB `DatabaseValue`.
     enum Stored: Sendable {
         case null

@@ -191,11 +191,10 @@ struct RecordSaver: Sendable {
         let sql = statements.sql
         let present = values.contains { $0 == nil } ? values.indices.filter { values[$0] != nil } : nil
         let unwritten = present == nil ? [] : sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
-        func bindPresent(_ statement: DirectStatement) throws { try bind(values, to: statement) }
         let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
         guard identified else {
             let insert = try statements.insert(present)
-            try bindPresent(insert)
+            try bind(values, to: insert)
             try insert.run()
             return Saved(rowID: insert.lastInsertedRowID, outcome: .inserted, unwrittenLinks: unwritten)
         }
@@ -205,7 +204,7 @@ struct RecordSaver: Sendable {
                 guard let update = try statements.update(present) else {
                     return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten)
                 }
-                try bindPresent(update)
+                try bind(values, to: update)
                 try update.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
                 try update.run()
                 if update.changes > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
@@ -213,12 +212,12 @@ struct RecordSaver: Sendable {
             }
             // Not stored: a plain insert, unless an earlier record of this save had the same identity.
             let insert = try statements.insert(present)
-            try bindPresent(insert)
+            try bind(values, to: insert)
             if let rowID = try insert.runInsertIfNew() { return Saved(rowID: rowID, outcome: .inserted, unwrittenLinks: unwritten) }
         }
         // One statement inserts, or updates when a value differs and (modifiedBy) the version is newer.
         let upsert = try statements.upsert(present)
-        try bindPresent(upsert)
+        try bind(values, to: upsert)
         if let rowID = try upsert.runInsert() { return Saved(rowID: rowID, outcome: .inserted, unwrittenLinks: unwritten) }
         let updated = upsert.changes > 0
         let select = try statements.selectByIdentity()
