@@ -78,7 +78,7 @@ let package = Package(
         ),
         .target(
             name: "RestMapStore",
-            dependencies: ["RestMap", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["RestMap", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -29,4 +29,41 @@ import Testing
         #expect(third.inserted.isEmpty && third.updated.isEmpty)
         try store.close()
     }
+
+    @Test func upsertsAloneReachTheFeed() async throws {
+        // No store rules: the save runs nothing but the upserts (and the GET path record).
+        let db = try StoreFixture.folder().appendingPathComponent("notes.sqlite").path
+        let store = try RecordStore(path: db, mapper: try StoreFixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              Note: { identifiedBy: id, attributes: { id: { from: id, type: integer }, text: text } }
+            responses:
+              - { entity: Note }
+            """))
+        try await StoreFixture.save(store, path: "/notes", body: #"[{"id": 1, "text": "a"}]"#)
+        let feed = store.changes(StoreQuery(entity: "Note"))
+        let next = try await withThrowingTaskGroup(of: [StoreChanges].self) { group in
+            group.addTask {
+                var iterator = feed.makeAsyncIterator()
+                var elements: [StoreChanges] = []
+                for body in [nil, #"[{"id": 1, "text": "b"}]"#, #"[{"id": 2, "text": "c"}]"#] {
+                    if let body { try await StoreFixture.save(store, path: "/notes", body: body) }
+                    guard let element = try await iterator.next() else { break }
+                    elements.append(element)
+                }
+                return elements
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))   // a bound: the feed must have answered by then
+                return []
+            }
+            let first = try await group.next() ?? []
+            group.cancelAll()
+            return first
+        }
+        #expect(next.count == 3)
+        #expect(next.dropFirst().first?.updated.map { $0.text.string } == ["b"])
+        #expect(next.dropFirst(2).first?.inserted.map { $0.text.string } == ["c"])
+        try store.close()
+    }
 }

@@ -219,6 +219,39 @@ func account(_ bank: String, _ number: Int64, balance: String = "10.50", version
         #expect(try Program.sqlite(db, "SELECT bank || number FROM Account ORDER BY bank, number") == ["x1", "y1", "y2"])
     }
 
+    @Test func upsertsOfIdentityOnlyRealIdentityAndPartialRecordsCountAndKeepWhatTheyShould() async throws {
+        let db = try StoreFixture.folder().appendingPathComponent("readings.sqlite").path
+        // Readings by a REAL identity (upserted one by one), sensors by an INTEGER one (found by one lookup).
+        let store = try RecordStore(path: db, mapper: try StoreFixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              Tag: { identifiedBy: name, attributes: { name: name } }
+              Reading: { identifiedBy: key, attributes: { key: { from: key, type: number }, value: { from: value, type: integer }, note: note } }
+              Sensor: { identifiedBy: key, attributes: { key: { from: key, type: integer }, value: { from: value, type: integer }, note: note } }
+            responses:
+              - { path: /tags, entity: Tag }
+              - { path: /readings, entity: Reading }
+              - { path: /sensors, entity: Sensor }
+            """))
+        // A record of nothing but its identity: inserted once, then unchanged.
+        #expect(try await StoreFixture.save(store, path: "/tags", body: #"[{"name": "a"}, {"name": "b"}]"#).inserted == 2)
+        let tagsAgain = try await StoreFixture.save(store, path: "/tags", body: #"[{"name": "b"}, {"name": "c"}]"#)
+        #expect(tagsAgain.description == "inserted 1, updated 0, unchanged 1, deleted 0 orphans, skipped 0 not newer")
+        // A record that leaves `note` out keeps the stored note.
+        for (path, first, second) in [("/readings", "1.5", "2.5"), ("/sensors", "7", "8")] {
+            try await StoreFixture.save(store, path: path, body: #"[{"key": \#(first), "value": 1, "note": "first"}]"#)
+            let partial = try await StoreFixture.save(store, path: path, body: #"[{"key": \#(first), "value": 2}, {"key": \#(second), "value": 3}]"#)
+            #expect(partial.description == "inserted 1, updated 1, unchanged 0, deleted 0 orphans, skipped 0 not newer", "\(path)")
+            let same = try await StoreFixture.save(store, path: path, body: #"[{"key": \#(first), "value": 2}]"#)
+            #expect(same.unchanged == 1 && same.updated == 0, "\(path)")
+        }
+        try store.close()
+        #expect(try Program.sqlite(db, "SELECT rm_id, name FROM Tag ORDER BY rm_id") == ["1|a", "2|b", "3|c"])
+        for table in ["Reading", "Sensor"] {
+            #expect(try Program.sqlite(db, "SELECT rm_id, value, coalesce(note, 'NULL') FROM \(table) ORDER BY rm_id") == ["1|2|first", "2|3|NULL"])
+        }
+    }
+
     @Test func theStoreRemembersWhatEachGetPathReturned() async throws {
         let (store, _) = try openBank()
         try await StoreFixture.save(store, path: "/banks/x/accounts", body: "[" + account("x", 2) + "," + account("x", 1) + "]")

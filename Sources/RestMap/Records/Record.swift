@@ -42,6 +42,14 @@ public struct Record: Sendable, Hashable, CustomStringConvertible {
         zip(plan.attributes, data.values).compactMap { attribute, value in value.map { (attribute.name, $0) } }
     }
 
+    /// The record's position in its mapping result's `allRecords`: an array index for tables
+    /// kept per record of one result.
+    public var resultIndex: Int { index }
+
+    /// The attribute values in the order the schema declares the entity's attributes (`nil`:
+    /// absent, never mapped), read at once: what a store reads column by column.
+    public var attributeValues: [Value?] { data.values }
+
     /// The related records of a relationship (empty when unset or unknown).
     public func related(_ name: String) -> [Record] {
         switch self[name] {

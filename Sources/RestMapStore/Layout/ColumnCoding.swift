@@ -16,29 +16,66 @@ import RestMapJSON
 /// | [T] | TEXT | JSON text, numbers exact |
 /// | any | ANY | strings as TEXT, integers as INTEGER, doubles as REAL; anything else (booleans, decimals, arrays, objects) as a BLOB of JSON text |
 enum ColumnCoding {
-    /// The stored form of a value in a column of `type` (a schema attribute type name).
-    static func encode(_ value: Value, type: String) -> DatabaseValue {
-        if case .null = value { return .null }
-        if type.hasPrefix("[") { return json(value).databaseValue }
-        if type == "any" {
-            switch value {
-            case .string(let string): return string.databaseValue
-            case .integer(let integer): return integer.databaseValue
-            case .number(let number): return number.databaseValue
-            default: return Data(json(value).utf8).databaseValue
+    /// How a column stores values, decided once per column from its attribute type.
+    enum Kind: Sendable {
+        /// `[T]`: JSON text.
+        case array
+        /// `any`: by the value's own type.
+        case any
+        /// Every other type: by the value's type, as the table above says.
+        case scalar
+
+        init(type: String) {
+            self = type.hasPrefix("[") ? .array : type == "any" ? .any : .scalar
+        }
+    }
+
+    /// A value in its stored form: what is bound to a statement parameter (`DirectStatement`)
+    /// or becomes a GRDB `DatabaseValue`.
+    enum Stored: Sendable {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        /// JSON text stored as a BLOB (a compound value in an `any` column).
+        case blob(String)
+
+        var databaseValue: DatabaseValue {
+            switch self {
+            case .null: .null
+            case .integer(let integer): integer.databaseValue
+            case .real(let real): real.databaseValue
+            case .text(let text): text.databaseValue
+            case .blob(let json): Data(json.utf8).databaseValue
             }
         }
-        switch value {
-        case .null: return .null
-        case .bool(let bool): return (bool ? 1 : 0).databaseValue
-        case .integer(let integer): return integer.databaseValue
-        case .number(let number): return number.databaseValue
-        case .decimal(let decimal): return decimal.description.databaseValue
-        case .string(let string): return string.databaseValue
-        case .date(let date): return date.timeIntervalSince1970.databaseValue
-        case .url(let url): return url.absoluteString.databaseValue
-        case .array, .object: return json(value).databaseValue
+
+        var isNull: Bool { if case .null = self { true } else { false } }
+    }
+
+    /// The stored form of a value in a column of `kind`.
+    static func stored(_ value: Value, kind: Kind) -> Stored {
+        switch (kind, value) {
+        case (_, .null): return .null
+        case (.array, _): return .text(json(value))
+        case (.any, .string(let string)): return .text(string)
+        case (.any, .integer(let integer)): return .integer(integer)
+        case (.any, .number(let number)): return .real(number)
+        case (.any, _): return .blob(json(value))
+        case (.scalar, .bool(let bool)): return .integer(bool ? 1 : 0)
+        case (.scalar, .integer(let integer)): return .integer(integer)
+        case (.scalar, .number(let number)): return .real(number)
+        case (.scalar, .decimal(let decimal)): return .text(decimal.description)
+        case (.scalar, .string(let string)): return .text(string)
+        case (.scalar, .date(let date)): return .real(date.timeIntervalSince1970)
+        case (.scalar, .url(let url)): return .text(url.absoluteString)
+        case (.scalar, .array), (.scalar, .object): return .text(json(value))
         }
+    }
+
+    /// The stored form of a value in a column of `type` (a schema attribute type name).
+    static func encode(_ value: Value, type: String) -> DatabaseValue {
+        stored(value, kind: Kind(type: type)).databaseValue
     }
 
     /// The value of a stored column. SQL NULL reads as `null`: the store does not tell an

@@ -201,6 +201,8 @@ struct TableSQL: Sendable {
     let table: StoreLayout.Table
     /// Quoted column names by slot: the attributes, then the foreign-key columns.
     let columns: [String]
+    /// How each attribute column stores values, by slot.
+    let kinds: [ColumnCoding.Kind]
     /// Slots of the identification attributes (empty when the entity has none).
     let identity: [Int]
     /// Names of the to-one relationships stored as foreign-key columns.
@@ -212,8 +214,9 @@ struct TableSQL: Sendable {
     let insertAll: String
     /// The `modifiedBy` column's slot, if the entity has one.
     let version: Int?
-    /// `update(allSlots)`, built once (the common case).
-    private var updateAll = ""
+    /// For a single INTEGER or TEXT identity column: the rows whose identity is in the JSON array
+    /// `?1`, as (array index, `rm_id`). `nil` otherwise.
+    let selectByIdentities: String?
     /// `UPDATE "Entity" SET "link" = ?1 WHERE rm_id = ?2 AND "link" IS NOT ?1`, by link name.
     let updateLink: [String: String]
 
@@ -223,18 +226,22 @@ struct TableSQL: Sendable {
         version = modifiedBy.flatMap(table.columnIndex)
         linkColumns = table.links.filter(\.isColumn).map(\.name)
         columns = (table.columns.map(\.name) + linkColumns).map(q)
+        kinds = table.columns.map { ColumnCoding.Kind(type: $0.type) }
         let identity = table.identity.compactMap(table.columnIndex)
         self.identity = identity.count == table.identity.count ? identity : []
         let name = q(table.entity)
         let condition = self.identity.map { "\(q(table.columns[$0].name)) = ?" }.joined(separator: " AND ")
         selectByIdentity = "SELECT \(q(StoreSQL.rowID)) FROM \(name) WHERE \(condition)"
         deleteByIdentity = "DELETE FROM \(name) WHERE \(condition)"
+        selectByIdentities = self.identity.count == 1 && ["INTEGER", "TEXT"].contains(table.columns[self.identity[0]].sqlType)
+            ? "SELECT j.key, t.\(q(StoreSQL.rowID)) FROM json_each(?1) AS j CROSS JOIN \(name) AS t "
+                + "ON t.\(q(table.columns[self.identity[0]].name)) = j.value"
+            : nil
         insertAll = columns.isEmpty ? "INSERT INTO \(name) DEFAULT VALUES"
             : "INSERT INTO \(name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         updateLink = Dictionary(uniqueKeysWithValues: linkColumns.map {
             ($0, "UPDATE \(name) SET \(q($0)) = ?1 WHERE \(q(StoreSQL.rowID)) = ?2 AND \(q($0)) IS NOT ?1")
         })
-        updateAll = update(Array(columns.indices))
     }
 
     /// Inserts the columns at `slots`.
@@ -245,29 +252,55 @@ struct TableSQL: Sendable {
             + "VALUES (\(Array(repeating: "?", count: slots.count).joined(separator: ", ")))"
     }
 
-    /// Updates the columns at `slots` of one row when one of them differs: the values are
-    /// parameters `?1…?n`, the row id `?n+1`. With a `modifiedBy` column among the slots, only
-    /// when the new version is newer than a stored non-null one.
-    func update(_ slots: [Int]) -> String {
-        if slots.count == columns.count, !updateAll.isEmpty { return updateAll }
-        let rowID = slots.count + 1
-        var sql = "UPDATE \(StoreSQL.quote(table.entity)) SET \(slots.enumerated().map { "\(columns[$1]) = ?\($0 + 1)" }.joined(separator: ", ")) "
-            + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(rowID) AND (\(differences(slots)))"
-        if let version, let position = slots.firstIndex(of: version) {
-            let column = columns[version]
-            let (new, old) = table.columns[version].type == "decimal"
-                ? ("CAST(?\(position + 1) AS REAL)", "CAST(\(column) AS REAL)") : ("?\(position + 1)", column)
-            sql += " AND (\(column) IS NULL OR \(new) > \(old))"
-        }
-        return sql
+    /// Inserts the columns at `slots` (parameters `?1…?n`) or, when a row with the same identity
+    /// exists, updates them there when one of them differs and (with a `modifiedBy` column among
+    /// the slots) when the new version is newer than a stored non-null one. (No `RETURNING`: it
+    /// costs more per row than looking up the row id of an updated row.)
+    ///
+    /// An INTEGER or TEXT identity column is not assigned: the conflict means it holds the same
+    /// value already (a REAL or ANY one could hold an equal value of another form, 1 for 1.0),
+    /// and leaving it out spares rewriting its unique index entry.
+    func upsert(_ slots: [Int]) -> String {
+        let assigned = assigned(slots)
+        let target = "ON CONFLICT (\(identity.map { columns[$0] }.joined(separator: ", ")))"
+        guard !assigned.isEmpty else { return insert(slots) + " \(target) DO NOTHING" }
+        let assignments = assigned.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
+        let differences = assigned.map { "\(columns[$0]) IS NOT excluded.\(columns[$0])" }.joined(separator: " OR ")
+        return insert(slots) + " \(target) DO UPDATE SET \(assignments) WHERE (\(differences))"
+            + newer(slots) { "excluded.\(columns[$0])" }
+    }
+
+    /// Updates the columns at `slots` (parameters `?1…?n`) of the row `?n+1` when one of them
+    /// differs and (`modifiedBy`) the version is newer, as `upsert` does; `nil` when nothing but
+    /// identity is assigned (the row is then as it was).
+    func update(_ slots: [Int]) -> String? {
+        let assigned = assigned(slots)
+        guard !assigned.isEmpty else { return nil }
+        func parameter(_ slot: Int) -> String { "?\(slots.firstIndex(of: slot)! + 1)" }
+        return "UPDATE \(StoreSQL.quote(table.entity)) SET \(assigned.map { "\(columns[$0]) = \(parameter($0))" }.joined(separator: ", ")) "
+            + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(slots.count + 1) "
+            + "AND (\(assigned.map { "\(columns[$0]) IS NOT \(parameter($0))" }.joined(separator: " OR ")))"
+            + newer(slots, value: parameter)
+    }
+
+    /// With the `modifiedBy` column among `slots`: ` AND` the new version (`value(slot)`) is newer
+    /// than a stored non-null one (decimals compared as numbers). Empty otherwise.
+    private func newer(_ slots: [Int], value: (Int) -> String) -> String {
+        guard let version, slots.contains(version) else { return "" }
+        let column = columns[version]
+        let (new, old) = table.columns[version].type == "decimal"
+            ? ("CAST(\(value(version)) AS REAL)", "CAST(\(column) AS REAL)") : (value(version), column)
+        return " AND (\(column) IS NULL OR \(new) > \(old))"
+    }
+
+    /// The slots an upsert or update assigns: all but INTEGER and TEXT identity columns.
+    private func assigned(_ slots: [Int]) -> [Int] {
+        slots.filter { slot in !(identity.contains(slot) && ["INTEGER", "TEXT"].contains(table.columns[slot].sqlType)) }
     }
 
     /// Whether the row `?n+1` differs from the values `?1…?n` of `slots`.
     func differs(_ slots: [Int]) -> String {
-        "SELECT \(differences(slots)) FROM \(StoreSQL.quote(table.entity)) WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(slots.count + 1)"
-    }
-
-    private func differences(_ slots: [Int]) -> String {
-        slots.enumerated().map { "\(columns[$1]) IS NOT ?\($0 + 1)" }.joined(separator: " OR ")
+        "SELECT \(slots.enumerated().map { "\(columns[$1]) IS NOT ?\($0 + 1)" }.joined(separator: " OR ")) "
+            + "FROM \(StoreSQL.quote(table.entity)) WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(slots.count + 1)"
     }
 }

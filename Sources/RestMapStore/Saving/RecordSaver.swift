@@ -31,69 +31,89 @@ struct RecordSaver: Sendable {
         var unwrittenLinks: [String]
     }
 
+    /// What step 1 did to each record of one result, by `Record.resultIndex`.
+    private struct SavedRows {
+        private var rows: [Saved?]
+
+        init(count: Int) { rows = Array(repeating: nil, count: count) }
+
+        subscript(record: Record) -> Saved? {
+            get { rows[record.resultIndex] }
+            set { rows[record.resultIndex] = newValue }
+        }
+    }
+
     func save(_ result: MappingResult, of response: Response, _ db: Database) throws -> SaveSummary {
         var summary = SaveSummary()
-        var saved: [Record: Saved] = [:]
-        var touched = Set<String>()
         let records = result.allRecords
+        var saved = SavedRows(count: records.count)
+        var touched = Set<String>()
+        var withUnwrittenLinks = Set<String>()
 
         // 1. Attributes: upsert by identity. Entities that to-one relationships point at go
         //    first, so a foreign key is written with its record instead of by a second update.
-        let byEntity = Dictionary(grouping: records, by: \.entity)
-        for record in store.saveOrder.flatMap({ byEntity[$0] ?? [] }) {
-            guard let sql = store.statements[record.entity] else { continue }
+        let byEntity = Dictionary(grouping: records, by: { $0.entity })
+        for entity in store.saveOrder {
+            guard let group = byEntity[entity], let sql = store.statements[entity] else { continue }
             let table = sql.table
-            var values = table.columns.map { column in record[column.name].value.map { ColumnCoding.encode($0, type: column.type) } }
-            for name in sql.linkColumns {
-                let field = record[name]
-                let targets = field.records
-                if field.isAbsent {
-                    values.append(nil)
-                } else if let target = targets.first {
-                    values.append(saved[target].map { $0.rowID.databaseValue })   // nil: not saved yet, linked in step 2
-                } else {
-                    values.append(.null)
+            let statements = UpsertStatements(sql, db)
+            var values: [ColumnCoding.Stored?] = []
+            values.reserveCapacity(sql.columns.count)
+            let tombstone = rules.tombstone[entity] ?? []
+            var changed = false
+            var stored = try statements.storedRowIDs(of: group)
+            for (position, record) in group.enumerated() {
+                values.removeAll(keepingCapacity: true)
+                // The table's columns are the entity's attributes, in schema order.
+                for (value, kind) in zip(record.attributeValues, sql.kinds) {
+                    values.append(value.map { ColumnCoding.stored($0, kind: kind) })
+                }
+                for name in sql.linkColumns {
+                    let field = record[name]
+                    if field.isAbsent {
+                        values.append(nil)
+                    } else if let target = field.records.first {
+                        values.append(saved[target].map { .integer($0.rowID) })   // nil: not saved yet, linked in step 2
+                    } else {
+                        values.append(.null)
+                    }
+                }
+                if isTombstone(tombstone, table: table, values: values) {
+                    summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
+                    changed = true
+                    stored = nil   // the lookup may name the deleted row: upsert the rest
+                    continue
+                }
+                let row = try upsert(statements, values: values, stored: stored.map { .some($0[position]) } ?? .none)
+                saved[record] = row
+                if !row.unwrittenLinks.isEmpty { withUnwrittenLinks.insert(entity) }
+                switch row.outcome {
+                case .inserted: summary.inserted += 1; changed = true
+                case .updated: summary.updated += 1; changed = true
+                case .unchanged: summary.unchanged += 1
+                case .skipped: summary.skippedNotNewer += 1
                 }
             }
-            if isTombstone(record, table: table, values: values) {
-                summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
-                touched.insert(table.entity)
-                continue
-            }
-            let row = try upsert(sql, values: values, db)
-            saved[record] = row
-            switch row.outcome {
-            case .inserted: summary.inserted += 1; touched.insert(table.entity)
-            case .updated: summary.updated += 1; touched.insert(table.entity)
-            case .unchanged: summary.unchanged += 1
-            case .skipped: summary.skippedNotNewer += 1
+            if changed {
+                touched.insert(entity)
+                // The upserts ran on SQLite directly: GRDB's observers (the change feed) learn here.
+                try db.notifyChanges(in: Table(entity))
             }
         }
 
-        // 2. Nested relationships, from the mapping result's graph.
-        for record in records {
-            guard let sql = store.statements[record.entity], let row = saved[record], row.outcome != .skipped else { continue }
-            let table = sql.table
-            var linkChanged = false
-            for link in table.links where link.connections.isEmpty {
-                let field = record[link.name]
-                if field.isAbsent { continue }
-                let related = field.records.compactMap { target in saved[target].map { (target.entity, $0.rowID) } }
-                if link.isColumn {
-                    let value = related.first.map { $0.1.databaseValue } ?? .null
-                    if row.unwrittenLinks.contains(link.name) {
-                        try db.cachedStatement(sql: sql.updateLink[link.name]!).execute(arguments: [value, row.rowID])
-                        linkChanged = linkChanged || db.changesCount > 0
-                    }
-                } else {
-                    try replaceJoinRows(table: table, link: link, source: row.rowID, related: related,
-                                        union: assignment(table.entity, link.name) == .union, db)
+        // 2. Nested relationships, from the mapping result's graph: join rows, and the foreign
+        //    keys step 1 could not write (their target was not saved yet).
+        for entity in store.saveOrder {
+            guard let group = byEntity[entity], let sql = store.statements[entity],
+                  withUnwrittenLinks.contains(entity) || sql.table.links.contains(where: { $0.connections.isEmpty && !$0.isColumn })
+            else { continue }
+            for record in group {
+                guard let row = saved[record], row.outcome != .skipped else { continue }
+                if try saveLinks(of: record, row: row, sql, saved: saved, db), row.outcome == .unchanged {
+                    summary.unchanged -= 1
+                    summary.updated += 1
+                    touched.insert(entity)
                 }
-            }
-            if linkChanged, row.outcome == .unchanged {
-                summary.unchanged -= 1
-                summary.updated += 1
-                touched.insert(table.entity)
             }
         }
 
@@ -116,7 +136,7 @@ struct RecordSaver: Sendable {
                     : !isCompletePage ? "a partial page" : "\(result.errors.count) record(s) failed to map"
                 continue
             }
-            let keep = Set(saved.filter { $0.key.entity == rule.entity }.map(\.value.rowID))
+            let keep = Set(records.filter { $0.entity == rule.entity }.compactMap { saved[$0]?.rowID })
             summary.deletedOrphans += try deleteOrphans(rule, parameters: parameters, keep: keep, db)
         }
 
@@ -141,27 +161,91 @@ struct RecordSaver: Sendable {
         return summary
     }
 
+    /// Writes one record's nested relationships; `true` when a foreign key changed.
+    private func saveLinks(of record: Record, row: Saved, _ sql: TableSQL, saved: SavedRows, _ db: Database) throws -> Bool {
+        let table = sql.table
+        var linkChanged = false
+        for link in table.links where link.connections.isEmpty {
+            if link.isColumn, !row.unwrittenLinks.contains(link.name) { continue }
+            let field = record[link.name]
+            if field.isAbsent { continue }
+            let related = field.records.compactMap { target in saved[target].map { (target.entity, $0.rowID) } }
+            if link.isColumn {
+                let value = related.first.map { $0.1.databaseValue } ?? .null
+                try db.cachedStatement(sql: sql.updateLink[link.name]!).execute(arguments: [value, row.rowID])
+                linkChanged = linkChanged || db.changesCount > 0
+            } else {
+                try replaceJoinRows(table: table, link: link, source: row.rowID, related: related,
+                                    union: assignment(table.entity, link.name) == .union, db)
+            }
+        }
+        return linkChanged
+    }
+
     // MARK: Upserting
 
     /// Finds the record by identity and updates what changed, or inserts it. `values` holds the
-    /// attribute columns then the foreign-key columns; `nil` leaves a column as stored.
-    private func upsert(_ sql: TableSQL, values: [DatabaseValue?], _ db: Database) throws -> Saved {
-        let present = values.indices.filter { values[$0] != nil }
-        let arguments = StatementArguments(present.map { values[$0]! })
-        let unwritten = sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
+    /// attribute columns then the foreign-key columns; `nil` leaves a column as stored. `stored`
+    /// is what the batch lookup found (`.some(nil)`: not stored), `.none` without one.
+    private func upsert(_ statements: UpsertStatements, values: [ColumnCoding.Stored?], stored: Int64??) throws -> Saved {
+        let sql = statements.sql
+        let present = values.contains { $0 == nil } ? values.indices.filter { values[$0] != nil } : nil
+        let unwritten = present == nil ? [] : sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
         let identified = !sql.identity.isEmpty && sql.identity.allSatisfy { values[$0].map { !$0.isNull } ?? false }
-        if identified, let rowID = try Int64.fetchOne(db.cachedStatement(sql: sql.selectByIdentity),
-                                                      arguments: StatementArguments(sql.identity.map { values[$0]! })) {
-            guard !present.isEmpty else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
-            // The update runs only when a value differs and (modifiedBy) the version is newer.
-            try db.cachedStatement(sql: sql.update(present)).execute(arguments: arguments + [rowID])
-            if db.changesCount > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
-            guard let version = sql.version, present.contains(version) else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
-            let differs = try Bool.fetchOne(db.cachedStatement(sql: sql.differs(present)), arguments: arguments + [rowID]) ?? false
-            return Saved(rowID: rowID, outcome: differs ? .skipped : .unchanged, unwrittenLinks: unwritten)
+        guard identified else {
+            let insert = try statements.insert(present)
+            try bind(values, to: insert)
+            try insert.run()
+            return Saved(rowID: insert.lastInsertedRowID, outcome: .inserted, unwrittenLinks: unwritten)
         }
-        try db.cachedStatement(sql: sql.insert(present)).execute(arguments: arguments)
-        return Saved(rowID: db.lastInsertedRowID, outcome: .inserted, unwrittenLinks: unwritten)
+        if case .some(let found) = stored {
+            if let rowID = found {
+                // Stored: update what differs (and, modifiedBy, only when newer).
+                guard let update = try statements.update(present) else {
+                    return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten)
+                }
+                try bind(values, to: update)
+                try update.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
+                try update.run()
+                if update.changes > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
+                return try keptOutcome(statements, rowID: rowID, values: values, present: present, unwritten: unwritten)
+            }
+            // Not stored: a plain insert, unless an earlier record of this save had the same identity.
+            let insert = try statements.insert(present)
+            try bind(values, to: insert)
+            if let rowID = try insert.runInsertIfNew() { return Saved(rowID: rowID, outcome: .inserted, unwrittenLinks: unwritten) }
+        }
+        // One statement inserts, or updates when a value differs and (modifiedBy) the version is newer.
+        let upsert = try statements.upsert(present)
+        try bind(values, to: upsert)
+        if let rowID = try upsert.runInsert() { return Saved(rowID: rowID, outcome: .inserted, unwrittenLinks: unwritten) }
+        let updated = upsert.changes > 0
+        let select = try statements.selectByIdentity()
+        for (index, slot) in sql.identity.enumerated() { try select.bind(values[slot]!, at: Int32(index + 1)) }
+        guard let rowID = try select.run() else { throw StoreError("\(sql.table.entity): the row an upsert found is missing") }
+        if updated { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
+        return try keptOutcome(statements, rowID: rowID, values: values, present: present, unwritten: unwritten)
+    }
+
+    /// Binds the present values to `?1…?n`.
+    private func bind(_ values: [ColumnCoding.Stored?], to statement: DirectStatement) throws {
+        var index: Int32 = 1
+        for case let value? in values {
+            try statement.bind(value, at: index)
+            index += 1
+        }
+    }
+
+    /// A stored row an upsert or update left as it was: `skipped` when a value differs (the
+    /// version was not newer), else `unchanged`.
+    private func keptOutcome(_ statements: UpsertStatements, rowID: Int64, values: [ColumnCoding.Stored?], present: [Int]?,
+                             unwritten: [String]) throws -> Saved {
+        let sql = statements.sql
+        guard let version = sql.version, values[version] != nil else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
+        let differs = try statements.differs(present)
+        try bind(values, to: differs)
+        try differs.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
+        return Saved(rowID: rowID, outcome: try differs.run() == 1 ? .skipped : .unchanged, unwrittenLinks: unwritten)
     }
 
     // MARK: Relationships
@@ -247,18 +331,18 @@ struct RecordSaver: Sendable {
 
     // MARK: Rules
 
-    private func isTombstone(_ record: Record, table: StoreLayout.Table, values: [DatabaseValue?]) -> Bool {
-        guard let markers = rules.tombstone[table.entity], !markers.isEmpty else { return false }
-        return markers.allSatisfy { marker in
+    /// Whether the values equal all of the entity's tombstone markers (`false` without markers).
+    private func isTombstone(_ markers: [(attribute: String, value: Value)], table: StoreLayout.Table, values: [ColumnCoding.Stored?]) -> Bool {
+        !markers.isEmpty && markers.allSatisfy { marker in
             guard let slot = table.columnIndex(marker.attribute), let value = values[slot] else { return false }
-            return value == ColumnCoding.encode(marker.value, type: table.columns[slot].type)
+            return value.databaseValue == ColumnCoding.encode(marker.value, type: table.columns[slot].type)
         }
     }
 
     /// Deletes the stored record a tombstone names; returns 1 when there was one, else 0.
-    private func deleteTombstone(_ sql: TableSQL, values: [DatabaseValue?], _ db: Database) throws -> Int {
+    private func deleteTombstone(_ sql: TableSQL, values: [ColumnCoding.Stored?], _ db: Database) throws -> Int {
         guard !sql.identity.isEmpty, sql.identity.allSatisfy({ values[$0].map { !$0.isNull } ?? false }) else { return 0 }
-        try db.cachedStatement(sql: sql.deleteByIdentity).execute(arguments: StatementArguments(sql.identity.map { values[$0]! }))
+        try db.cachedStatement(sql: sql.deleteByIdentity).execute(arguments: StatementArguments(sql.identity.map { values[$0]!.databaseValue }))
         return db.changesCount
     }
 

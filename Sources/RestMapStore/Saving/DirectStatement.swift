@@ -1,0 +1,103 @@
+import GRDB
+import GRDBSQLite
+
+/// A statement compiled once on the write connection and run through SQLite's C API, for the
+/// per-record statements of a save: values are bound straight from their stored form, without
+/// GRDB's per-call argument arrays. Lives inside one `pool.write` transaction (not `Sendable`).
+///
+/// GRDB does not see these statements execute, so the saver tells its observers which tables
+/// changed (`Database.notifyChanges(in:)`).
+final class DirectStatement {
+    private let handle: OpaquePointer
+    private let connection: OpaquePointer
+    let sql: String
+
+    init(_ sql: String, _ db: Database) throws {
+        guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed") }
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        }
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds parameter `index` (1-based).
+    func bind(_ value: ColumnCoding.Stored, at index: Int32) throws {
+        let code = switch value {
+        case .null: sqlite3_bind_null(handle, index)
+        case .integer(let integer): sqlite3_bind_int64(handle, index, integer)
+        case .real(let real): sqlite3_bind_double(handle, index, real)
+        case .text(let text): text.withCString { sqlite3_bind_text64(handle, index, $0, UInt64(text.utf8.count), transient, UInt8(SQLITE_UTF8)) }
+        case .blob(let json): json.withCString { sqlite3_bind_blob64(handle, index, $0, UInt64(json.utf8.count), transient) }
+        }
+        if code != SQLITE_OK { throw failure(code) }
+    }
+
+    func bind(_ integer: Int64, at index: Int32) throws {
+        let code = sqlite3_bind_int64(handle, index, integer)
+        if code != SQLITE_OK { throw failure(code) }
+    }
+
+    private func failure(_ code: Int32) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
+
+    /// Runs an INSERT (possibly an upsert): the row id of the row it inserted, `nil` when it
+    /// inserted none (an upsert that updated, or left the row as it was: see `changes`). The
+    /// connection's last inserted row id is cleared first; an upsert that updates does not set
+    /// it, nor do triggers once they end.
+    func runInsert() throws -> Int64? {
+        sqlite3_set_last_insert_rowid(connection, 0)
+        try run()
+        let rowID = sqlite3_last_insert_rowid(connection)
+        return rowID != 0 ? rowID : nil
+    }
+
+    /// Runs an INSERT of a row believed new: its row id, or `nil` when a row with its identity
+    /// exists after all (a UNIQUE constraint failed; SQLite undid the statement).
+    func runInsertIfNew() throws -> Int64? {
+        defer { sqlite3_reset(handle) }
+        let code = sqlite3_step(handle)
+        if code == SQLITE_DONE { return sqlite3_last_insert_rowid(connection) }
+        if sqlite3_extended_errcode(connection) == ResultCode.SQLITE_CONSTRAINT_UNIQUE.rawValue { return nil }
+        throw failure(code)
+    }
+
+    /// Runs a query of two integer columns, row by row.
+    func forEachRow(_ body: (Int64, Int64) -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: body(sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 1))
+            case SQLITE_DONE: return
+            case let code: throw failure(code)
+            }
+        }
+    }
+
+    /// Runs the statement to its first row: the first column of that row as an integer (a row
+    /// id, or a boolean), `nil` when there is no row. Resets the statement for the next call.
+    @discardableResult
+    func run() throws -> Int64? {
+        defer { sqlite3_reset(handle) }
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return sqlite3_column_int64(handle, 0)
+        case SQLITE_DONE: return nil
+        case let code: throw failure(code)
+        }
+    }
+
+    /// Rows the last `run()` of an INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes(connection)) }
+
+    /// The row id of the last row an INSERT added on the connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
+}
+
+/// SQLite copies a bound text or blob before the call returns (the Swift buffer is temporary).
+private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
