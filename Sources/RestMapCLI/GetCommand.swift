@@ -74,7 +74,7 @@ struct GetCommand: AsyncParsableCommand {
                 Terminal.error("restmap: the store has no saved GET of \(client.mapper.requestPath(url))\n")
                 return 1
             }
-            if format == .ndjson { Terminal.out(RecordWriter.ndjson(records)) } else { printCollected(records) }
+            if format == .ndjson { Terminal.out(RecordWriter.ndjsonBytes(records)) } else { printCollected(records) }
             Terminal.error("restmap: \(records.count) record\(records.count == 1 ? "" : "s") from the store (offline)\n")
             return 0
         } catch {
@@ -120,7 +120,7 @@ struct GetCommand: AsyncParsableCommand {
                 progress.add(page)
                 for error in page.response.result.errors { Terminal.error("restmap: record failed: \(page.response.url): \(error)\n") }
                 failedRecords += page.response.result.errors.count
-                if format == .ndjson { Terminal.out(RecordWriter.ndjson(page.records)) } else { collected += page.records }
+                if format == .ndjson { Terminal.out(RecordWriter.ndjsonBytes(page.records)) } else { collected += page.records }
                 if let reason = page.stopReason { progress.stopReason = reason }
                 if let store, !(await save(page, in: store)) {
                     progress.finish()

@@ -6,6 +6,10 @@ enum Terminal {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
+    static func out(_ bytes: [UInt8]) {
+        FileHandle.standardOutput.write(Data(bytes))
+    }
+
     static func error(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }

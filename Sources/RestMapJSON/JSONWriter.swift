@@ -52,6 +52,11 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: json.utf8)
     }
 
+    /// Ends a top-level value with a newline, so the next one starts a new line (NDJSON).
+    public mutating func endLine() {
+        bytes.append(0x0A)
+    }
+
     private mutating func open(_ bracket: UInt8) {
         separate()
         bytes.append(bracket)

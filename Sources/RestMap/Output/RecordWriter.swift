@@ -18,13 +18,17 @@ public enum RecordWriter {
 
     /// One JSON object per line.
     public static func ndjson(_ records: [Record]) -> String {
-        var text = ""
+        String(decoding: ndjsonBytes(records), as: UTF8.self)
+    }
+
+    /// One JSON object per line, as UTF-8 bytes (what `ndjson` returns as text).
+    public static func ndjsonBytes(_ records: [Record]) -> [UInt8] {
+        var writer = JSONWriter()
         for record in records {
-            var writer = JSONWriter()
             write(record, to: &writer)
-            text += writer.string + "\n"
+            writer.endLine()
         }
-        return text
+        return writer.bytes
     }
 
     /// RFC 4180 CSV: a header of `$entity` and every attribute name (first-seen order), one
