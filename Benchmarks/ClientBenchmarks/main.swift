@@ -3,7 +3,7 @@ import Foundation
 // `restmap get --all-pages` over loopback against the sample server, versus a Python peer
 // (urllib + json, the same mapping) in the same run. Reports ratios of wall-clock times.
 //
-//   swift build -c release && .build/release/ClientBenchmarks [--repositories N] [--articles N] [--runs N]
+//   swift build -c release && .build/release/ClientBenchmarks [--repositories N] [--articles N] [--runs N (default 5)]
 
 let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
 let benchmarkFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -17,7 +17,7 @@ func option(_ name: String, _ fallback: Int) -> Int {
 
 let repositories = option("--repositories", 20_000)
 let articles = option("--articles", 20_000)
-let runs = option("--runs", 3)
+let runs = option("--runs", 5)
 
 /// Runs a process to its end; returns the seconds it took and the lines it printed.
 func timed(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, lines: Int) {
@@ -84,9 +84,15 @@ let scenarios = [
              restmapArguments: ["articles", "--concurrency", "4"], peerArguments: ["articles"]),
 ]
 
-print("restmap get --all-pages vs Python urllib + json, same mapping, loopback sample server, median of \(runs) runs")
-print("| scenario | restmap | Python peer | ratio |")
-print("|---|---|---|---|")
+/// The load averages (1, 5, 15 minutes) of the machine, as /proc/loadavg tells them.
+func loadAverage() -> String {
+    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
+}
+
+print("restmap get --all-pages vs Python urllib + json, same mapping, loopback sample server, median of \(runs) runs (load average \(loadAverage()))")
+print("| scenario | restmap | Python peer | ratio of medians | ratio per run, lowest–highest |")
+print("|---|---|---|---|---|")
 for scenario in scenarios {
     var ours: [Double] = [], theirs: [Double] = []
     for _ in 0..<runs {
@@ -98,5 +104,9 @@ for scenario in scenarios {
         theirs.append(b.seconds)
     }
     let median = { (values: [Double]) in values.sorted()[values.count / 2] }
-    print(String(format: "| %@ | %.2f s | %.2f s | **%.1f×** |", scenario.title, median(ours), median(theirs), median(theirs) / median(ours)))
+    let ratios = zip(theirs, ours).map { $0 / $1 }
+    print(String(format: "| %@ | %.2f s (%.2f–%.2f) | %.2f s (%.2f–%.2f) | **%.1f×** | %.1f×–%.1f× |", scenario.title,
+                 median(ours), ours.min()!, ours.max()!, median(theirs), theirs.min()!, theirs.max()!,
+                 median(theirs) / median(ours), ratios.min()!, ratios.max()!))
 }
+print("load average after the runs: \(loadAverage())")

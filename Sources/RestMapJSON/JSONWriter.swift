@@ -35,7 +35,18 @@ public struct JSONWriter: Sendable {
         appendString(value)
     }
 
-    public mutating func integer(_ value: Int64) { raw(String(value)) }
+    /// Writes the decimal digits straight into the bytes (no intermediate text).
+    public mutating func integer(_ value: Int64) {
+        separate()
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
+    }
 
     /// A double in its shortest round-trip form; non-finite values are written as null.
     public mutating func double(_ value: Double) {
