@@ -24,8 +24,9 @@ public enum RecordWriter {
     /// One JSON object per line, as UTF-8 bytes (what `ndjson` returns as text).
     public static func ndjsonBytes(_ records: [Record]) -> [UInt8] {
         var writer = JSONWriter()
+        var path: [Int] = []
         for record in records {
-            write(record, to: &writer)
+            write(record, to: &writer, path: &path)
             writer.endLine()
         }
         return writer.bytes
@@ -62,14 +63,18 @@ public enum RecordWriter {
     }
 
     static func write(_ record: Record, to writer: inout JSONWriter) {
-        var path: Set<Int> = []
+        var path: [Int] = []
         write(record, to: &writer, path: &path)
     }
 
-    private static func write(_ record: Record, to writer: inout JSONWriter, path: inout Set<Int>) {
+    /// `path`: the records being printed above this one (a cycle prints as `$ref`); empty again on return.
+    private static func write(_ record: Record, to writer: inout JSONWriter, path: inout [Int]) {
+        // The record's data and plan are read once: each `Record` accessor looks them up again.
+        let data = record.data
+        let plan = record.graph.plan.entities[data.entity]
         writer.beginObject()
         writer.key("$entity")
-        writer.string(record.entity)
+        writer.string(plan.name)
         if path.contains(record.index) {
             writer.key("$ref")
             let identification = record.identification ?? []
@@ -77,10 +82,8 @@ public enum RecordWriter {
             writer.endObject()
             return
         }
-        path.insert(record.index)
-        defer { path.remove(record.index) }
-        let data = record.data
-        let plan = record.plan
+        path.append(record.index)
+        defer { path.removeLast() }
         for (slot, attribute) in plan.attributes.enumerated() {
             guard let value = data.values[slot] else { continue }
             writer.key(attribute.name)
