@@ -156,9 +156,9 @@ struct Pager {
         while true {
             seenURLs.insert(url)
             // When the answer already names the next page, its request goes out while this page is mapped.
-            let fetcher = self
+            let (client, method, parameters, headers) = (client, method, parameters, headers)
             let ahead = nextURLBeforeMapping(number: number, exchange: exchange, pageCount: pageCount).map { next in
-                (url: next, task: Task { try await fetcher.receive(url: next) })
+                (url: next, task: Task { try await client.receive(method: method, url: next, parameters: parameters, headers: headers) })
             }
             let response: ClientResponse
             do { response = try await client.map(exchange, extracting: keyPaths) } catch {
