@@ -1,9 +1,10 @@
 import Foundation
 
 // `restmap get --all-pages` over loopback against the sample server, versus a Python peer
-// (urllib + json, the same mapping) in the same run. Reports ratios of wall-clock times.
+// (urllib + json, the same mapping) in the same run. Reports ratios of wall-clock times, and of the
+// CPU time of the two processes (the shared server's is in neither).
 //
-//   swift build -c release && .build/release/ClientBenchmarks [--repositories N] [--articles N] [--runs N]
+//   swift build -c release && .build/release/ClientBenchmarks [--repositories N] [--articles N] [--runs N (default 5)]
 
 let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
 let benchmarkFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -17,10 +18,18 @@ func option(_ name: String, _ fallback: Int) -> Int {
 
 let repositories = option("--repositories", 20_000)
 let articles = option("--articles", 20_000)
-let runs = option("--runs", 3)
+let runs = option("--runs", 5)
 
-/// Runs a process to its end; returns the seconds it took and the lines it printed.
-func timed(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, lines: Int) {
+/// CPU seconds (user and system) of the children this process has waited for.
+func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// Runs a process to its end; returns the seconds it took, the CPU seconds it used and the lines it printed.
+func timed(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, cpu: Double, lines: Int) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -28,7 +37,7 @@ func timed(_ executable: String, _ arguments: [String]) throws -> (seconds: Doub
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
-    let started = DispatchTime.now()
+    let started = DispatchTime.now(), cpuBefore = childrenCPUSeconds()
     try process.run()
     var lines = 0
     while true {
@@ -42,7 +51,7 @@ func timed(_ executable: String, _ arguments: [String]) throws -> (seconds: Doub
         throw NSError(domain: "benchmark", code: Int(process.terminationStatus),
                       userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments) exited \(process.terminationStatus)"])
     }
-    return (seconds, lines)
+    return (seconds, childrenCPUSeconds() - cpuBefore, lines)
 }
 
 // Start the server.
@@ -84,11 +93,17 @@ let scenarios = [
              restmapArguments: ["articles", "--concurrency", "4"], peerArguments: ["articles"]),
 ]
 
-print("restmap get --all-pages vs Python urllib + json, same mapping, loopback sample server, median of \(runs) runs")
-print("| scenario | restmap | Python peer | ratio |")
-print("|---|---|---|---|")
+/// The load averages (1, 5, 15 minutes) of the machine, as /proc/loadavg tells them.
+func loadAverage() -> String {
+    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
+}
+
+print("restmap get --all-pages vs Python urllib + json, same mapping, loopback sample server, median of \(runs) runs (load average \(loadAverage()))")
+print("| scenario | restmap | Python peer | ratio of medians | ratio per run, lowest–highest | CPU: restmap / peer, ratio |")
+print("|---|---|---|---|---|---|")
 for scenario in scenarios {
-    var ours: [Double] = [], theirs: [Double] = []
+    var ours: [Double] = [], theirs: [Double] = [], ourCPU: [Double] = [], theirCPU: [Double] = []
     for _ in 0..<runs {
         let a = try timed(restmap, ["get", "--schema", schema, "--base-url", base, "--all-pages", "--format", "ndjson"]
                           + scenario.restmapArguments)
@@ -96,7 +111,14 @@ for scenario in scenarios {
         guard a.lines == b.lines else { fatalError("\(scenario.title): restmap printed \(a.lines) records, the peer \(b.lines)") }
         ours.append(a.seconds)
         theirs.append(b.seconds)
+        ourCPU.append(a.cpu)
+        theirCPU.append(b.cpu)
     }
     let median = { (values: [Double]) in values.sorted()[values.count / 2] }
-    print(String(format: "| %@ | %.2f s | %.2f s | **%.1f×** |", scenario.title, median(ours), median(theirs), median(theirs) / median(ours)))
+    let ratios = zip(theirs, ours).map { $0 / $1 }
+    print(String(format: "| %@ | %.2f s (%.2f–%.2f) | %.2f s (%.2f–%.2f) | **%.1f×** | %.1f×–%.1f× | %.2f s / %.2f s, %.1f× |", scenario.title,
+                 median(ours), ours.min()!, ours.max()!, median(theirs), theirs.min()!, theirs.max()!,
+                 median(theirs) / median(ours), ratios.min()!, ratios.max()!,
+                 median(ourCPU), median(theirCPU), median(theirCPU) / median(ourCPU)))
 }
+print("load average after the runs: \(loadAverage())")

@@ -44,6 +44,9 @@ struct ClientOptions: ParsableArguments {
             configuration.maxBodyBytes = maxBody
         }
         if let cacheDirectory { configuration.cacheDirectory = cacheDirectory }
+        // One command asks each URL once (a page URL seen before stops the run), so a cache kept
+        // only in this process's memory could never answer: without a folder there is none.
+        if configuration.cacheDirectory == nil { configuration.cache = false }
         configuration.headers = try Pairs.parse(header, separator: ":", option: "--header")
         do { return try RestMapClient(mapper: mapper, configuration: configuration) } catch {
             Terminal.error("restmap: \(error)\n")

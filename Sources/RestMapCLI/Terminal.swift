@@ -10,3 +10,20 @@ enum Terminal {
         FileHandle.standardError.write(Data(text.utf8))
     }
 }
+
+extension Terminal {
+    /// Writes bytes to standard output as they are.
+    static func write(_ bytes: [UInt8]) {
+        var written = 0
+        bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = Foundation.write(1, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                written += count
+            }
+        }
+    }
+}

@@ -135,6 +135,20 @@ struct PaginationTests {
         #expect(parallel.last?.stopReason == serial.last?.stopReason)
     }
 
+    @Test("A next page named by headers is requested while the page is mapped: one request per page, none past the last or the limit",
+          arguments: ["links", "pages", "offsets"], [nil, 3] as [Int?])
+    func requestsAhead(route: String, maxPages: Int?) async throws {
+        let (pages, requests) = try await SampleServer.with { server in
+            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+                                         configuration: TestSchemas.configuration(server)) { client in
+                (try await client.pages(route: route, maxPages: maxPages).collect(), client.statistics.requests)
+            }
+        }
+        let last: Int64 = maxPages.map { Int64($0) * 10 } ?? 95
+        #expect(ids(pages) == Array(1...last))
+        #expect(requests == pages.count)
+    }
+
     @Test("Concurrency honours the page limit")
     func concurrencyLimit() async throws {
         let pages = try await run("pages", maxPages: 4, concurrency: 3)

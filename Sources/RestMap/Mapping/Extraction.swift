@@ -17,6 +17,7 @@ extension Mapper {
     }
 
     private func values(at keyPaths: [KeyPath], in document: JSONDocument, response: Response) -> [Value?] {
+        guard !keyPaths.isEmpty else { return [] }
         let scope = EvaluationScope(
             representations: [document.root], root: document.root,
             metadata: Metadata(request: response, schema: plan.schema, routeName: nil, routingParameters: response.parameters),

@@ -41,6 +41,20 @@ public struct ClientStatistics: Sendable, Hashable {
     public var reusedResults = 0
 }
 
+/// A request sent and answered but not mapped yet (see `RestMapClient.receive`).
+struct Exchange: Sendable {
+    var method: String
+    /// The request URL, without credentials.
+    var url: String
+    var parameters: [String: String]
+    /// The request headers without the validators (they reach `@metadata`).
+    var requestHeaders: [String: String]
+    /// The cache entry the request was revalidated against.
+    var cached: ResponseCache.Entry?
+    var raw: RawResponse
+    var attempts: [Attempt]
+}
+
 /// A REST client driven by a schema: it builds requests from routes and records, authenticates,
 /// retries, revalidates, and maps every response with the same `Mapper`.
 ///
@@ -189,6 +203,13 @@ public struct RestMapClient: Sendable {
     /// `extracting` names key paths read from the same body (pagination fields).
     func request(method: String, url: String, parameters: [String: String], headers: [String: String],
                  body: RequestBody? = nil, extracting keyPaths: [KeyPath] = []) async throws(ClientError) -> ClientResponse {
+        try await map(receive(method: method, url: url, parameters: parameters, headers: headers, body: body), extracting: keyPaths)
+    }
+
+    /// Sends one request (with retries, session login and revalidation) without mapping the
+    /// answer yet: a pager reads the next page's URL from its headers while it maps it.
+    func receive(method: String, url: String, parameters: [String: String], headers: [String: String],
+                 body: RequestBody? = nil) async throws(ClientError) -> Exchange {
         var requestHeaders = mapper.schema.headers.merging(configuration.headers) { _, given in given }
         if !requestHeaders.keys.contains(where: { $0.caseInsensitiveCompare("Accept") == .orderedSame }) {
             requestHeaders["Accept"] = "application/json, */*;q=0.5"
@@ -201,9 +222,16 @@ public struct RestMapClient: Sendable {
         var wireHeaders = requestHeaders
         if let etag = cached?.etag { wireHeaders["If-None-Match"] = etag }
         if let lastModified = cached?.lastModified { wireHeaders["If-Modified-Since"] = lastModified }
+        let (raw, attempts) = try await exchangeAuthenticated(method: method, url: url, headers: wireHeaders, body: body?.bytes)
+        return Exchange(method: method, url: url, parameters: parameters, requestHeaders: requestHeaders, cached: cached,
+                        raw: raw, attempts: attempts)
+    }
 
-        var (raw, attempts) = try await exchangeAuthenticated(method: method, url: url, headers: wireHeaders, body: body?.bytes)
-        if raw.status == 304, let cached {
+    /// Maps the answer of an exchange (a 304 reuses the earlier mapped result or body).
+    func map(_ exchange: Exchange, extracting keyPaths: [KeyPath]) async throws(ClientError) -> ClientResponse {
+        let (method, url, attempts) = (exchange.method, exchange.url, exchange.attempts)
+        var raw = exchange.raw
+        if raw.status == 304, let cached = exchange.cached {
             let keyPathTexts = keyPaths.map(\.text)
             if let mapped = cached.mapped, mapped.keyPaths == keyPathTexts {
                 counters.value.withLock { $0.reusedResults += 1 }
@@ -213,9 +241,11 @@ public struct RestMapClient: Sendable {
             }
             raw = RawResponse(url: raw.url, status: 200, headers: cached.headers.map { ($0.key, $0.value) } + raw.headers, body: cached.body)
         }
+        let headers = raw.headerDictionary
         // The URLs and headers reach `@metadata.HTTP` and so possibly the output: without secrets.
-        let withURL = Response(method: method, path: url, status: raw.status, headers: raw.headerDictionary, body: raw.body,
-                               parameters: parameters, requestHeaders: requestHeaders.filter { !Redactor.isCredentialHeader($0.key) },
+        let withURL = Response(method: method, path: url, status: raw.status, headers: headers, body: raw.body,
+                               parameters: exchange.parameters,
+                               requestHeaders: exchange.requestHeaders.filter { !Redactor.isCredentialHeader($0.key) },
                                requestURL: redact(url), responseURL: redact(raw.url))
         let mapped: (result: MappingResult, values: [Value?])
         do { mapped = try mapper.map(withURL, extracting: keyPaths) } catch {
@@ -227,11 +257,11 @@ public struct RestMapClient: Sendable {
         if let cache, method == "GET", raw.status == 200 {
             let etag = raw.header("ETag"), lastModified = raw.header("Last-Modified")
             if etag != nil || lastModified != nil {
-                await cache.store(ResponseCache.Entry(etag: etag, lastModified: lastModified, headers: raw.headerDictionary, body: raw.body,
+                await cache.store(ResponseCache.Entry(etag: etag, lastModified: lastModified, headers: headers, body: raw.body,
                                                       mapped: (mapped.result, mapped.values, keyPaths.map(\.text))), for: url)
             }
         }
-        return ClientResponse(url: redact(url), finalURL: redact(raw.url), method: method, status: raw.status, headers: raw.headerDictionary,
+        return ClientResponse(url: redact(url), finalURL: redact(raw.url), method: method, status: raw.status, headers: headers,
                               bodyBytes: raw.body.count, result: mapped.result, values: mapped.values, reusedCachedResult: false,
                               attempts: attempts)
     }

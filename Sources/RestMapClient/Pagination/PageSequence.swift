@@ -150,18 +150,60 @@ struct Pager {
         }
         var url = try pageURL(number: 1, cursor: nil)
         var number = 1
+        var exchange = try await receive(url: url)
+        /// The page count the first page told (page and offset kinds).
+        var pageCount: Int?
         while true {
             seenURLs.insert(url)
-            let response = try await fetch(url: url)
+            // When the answer already names the next page, its request goes out while this page is mapped.
+            let (client, method, parameters, headers) = (client, method, parameters, headers)
+            let ahead = nextURLBeforeMapping(number: number, exchange: exchange, pageCount: pageCount).map { next in
+                (url: next, task: Task { try await client.receive(method: method, url: next, parameters: parameters, headers: headers) })
+            }
+            let response: ClientResponse
+            do { response = try await client.map(exchange, extracting: keyPaths) } catch {
+                ahead?.task.cancel()
+                throw error
+            }
             let (stop, next) = decide(number: number, response: response)
             deliver(Page(number: number, response: response, stopReason: stop))
-            guard stop == nil, let next else { return }
-            if number == 1, concurrency > 1, [.page, .offset].contains(pagination.kind), let total = knownPageCount(response) {
-                try await runConcurrently(from: 2, through: min(total, maxPages ?? total), deliver)
+            guard stop == nil, let next else {
+                ahead?.task.cancel()
                 return
+            }
+            if number == 1, [.page, .offset].contains(pagination.kind), let total = knownPageCount(response) {
+                if concurrency > 1 {
+                    try await runConcurrently(from: 2, through: min(total, maxPages ?? total), deliver)
+                    return
+                }
+                pageCount = total
             }
             url = next
             number += 1
+            if let ahead, ahead.url == next {
+                exchange = try await withTaskCancellationHandler { try await ahead.task.value } onCancel: { ahead.task.cancel() }
+            } else {
+                ahead?.task.cancel()
+                exchange = try await receive(url: next)
+            }
+        }
+    }
+
+    /// The next page's URL when the answer's headers (`Link: <…>; rel="next"`) or the first page's
+    /// page count already tell it, checked as `decide` checks it; `nil` when only mapping the page tells.
+    private func nextURLBeforeMapping(number: Int, exchange: Exchange, pageCount: Int?) -> String? {
+        guard let pagination, (200..<300).contains(exchange.raw.status), maxPages.map({ number < $0 }) ?? true else { return nil }
+        switch pagination.kind {
+        case .link:
+            guard let target = exchange.raw.header("Link").flatMap({ LinkHeader.target(rel: "next", in: $0) }), !target.isEmpty,
+                  let resolved = URL(string: target, relativeTo: URL(string: client.redact(exchange.raw.url)))?.absoluteString,
+                  !seenURLs.contains(resolved), let parsed = URL(string: resolved), client.credentials.admits(parsed) else { return nil }
+            return resolved
+        case .page, .offset:
+            guard let pageCount, number < pageCount else { return nil }
+            return try? pageURL(number: number + 1, cursor: nil)
+        case .cursor:
+            return nil
         }
     }
 
@@ -200,6 +242,10 @@ struct Pager {
 
     private func fetch(url: String) async throws(ClientError) -> ClientResponse {
         try await client.request(method: method, url: url, parameters: parameters, headers: headers, extracting: keyPaths)
+    }
+
+    private func receive(url: String) async throws(ClientError) -> Exchange {
+        try await client.receive(method: method, url: url, parameters: parameters, headers: headers)
     }
 
     private func value(_ field: String, _ response: ClientResponse) -> Value? {

@@ -44,22 +44,33 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
 
 /// RFC 8288 `Link` header values.
 enum LinkHeader {
-    /// The target of the first link with `rel` among its relation types.
+    /// The target of the first link with `rel` among its relation types (compared without case).
+    /// Reads the header's UTF-8 bytes: every page of a link run parses one.
     static func target(rel wanted: String, in header: String) -> String? {
-        var rest = Substring(header)
-        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
-            let target = String(rest[rest.index(after: open)..<close])
-            let afterTarget = rest[rest.index(after: close)...]
-            let end = afterTarget.firstIndex(of: "<") ?? afterTarget.endIndex
-            let parameters = afterTarget[..<end]
-            for parameter in parameters.split(separator: ";") {
-                let pair = parameter.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else { continue }
-                let relations = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: " \",")).lowercased().split(separator: " ")
-                if relations.contains(where: { $0 == wanted }) { return target }
+        let bytes = Array(header.utf8), wanted = Array(wanted.lowercased().utf8)
+        var position = 0
+        while let open = bytes[position...].firstIndex(of: UInt8(ascii: "<")),
+              let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) {
+            let end = bytes[(close + 1)...].firstIndex(of: UInt8(ascii: "<")) ?? bytes.endIndex
+            for parameter in bytes[(close + 1)..<end].split(separator: UInt8(ascii: ";")) {
+                let pair = parameter.split(separator: UInt8(ascii: "="), maxSplits: 1)
+                guard pair.count == 2, lowercased(trimming(pair[0], [0x20, 0x09])) == Array("rel".utf8) else { continue }
+                let relations = lowercased(trimming(pair[1], [0x20, UInt8(ascii: "\""), UInt8(ascii: ",")]))
+                if relations.split(separator: 0x20).contains(where: { $0.elementsEqual(wanted) }) {
+                    return String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+                }
             }
-            rest = afterTarget[end...]
+            position = end
         }
         return nil
+    }
+
+    private static func trimming(_ bytes: ArraySlice<UInt8>, _ set: Set<UInt8>) -> ArraySlice<UInt8> {
+        guard let first = bytes.firstIndex(where: { !set.contains($0) }), let last = bytes.lastIndex(where: { !set.contains($0) }) else { return [] }
+        return bytes[first...last]
+    }
+
+    private static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
     }
 }

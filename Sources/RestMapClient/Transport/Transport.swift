@@ -116,12 +116,14 @@ struct Transport: Sendable {
                                       isRetryable: false, isRefusal: true)
             }
             let limit = configuration.maxBodyBytes
-            if response.headers["Content-Encoding"].isEmpty, let announced = response.headers.first(name: "Content-Length").flatMap(Int.init),
-               announced > limit {
-                throw ExchangeFailure(reason: "the body announces \(announced) bytes, more than the limit of \(limit) bytes",
-                                      isRetryable: false, isRefusal: true)
-            }
             var bytes: [UInt8] = []
+            if response.headers["Content-Encoding"].isEmpty, let announced = response.headers.first(name: "Content-Length").flatMap(Int.init) {
+                if announced > limit {
+                    throw ExchangeFailure(reason: "the body announces \(announced) bytes, more than the limit of \(limit) bytes",
+                                          isRetryable: false, isRefusal: true)
+                }
+                bytes.reserveCapacity(min(max(announced, 0), 16 << 20))
+            }
             for try await chunk in response.body {
                 guard bytes.count + chunk.readableBytes <= limit else {
                     throw ExchangeFailure(reason: "the body exceeds the limit of \(limit) bytes", isRetryable: false, isRefusal: true)
