@@ -91,27 +91,23 @@ let loaded = Schema.load(bytes: Array(schemaText.utf8), file: "benchmark.yaml")
 guard let schema = loaded.schema else { fatalError(loaded.diagnostics.map(\.description).joined(separator: "\n")) }
 let mapper = try Mapper(schema: schema, plugins: plugins)
 
-/// RestMap maps with one thread, then with every core (`MappingOptions.jobs`); saving is one transaction either way.
-let jobCounts = [1, ProcessInfo.processInfo.activeProcessorCount]
-var restMapTimes: [[[Double]]] = jobCounts.map { _ in [[], []] }
+var restMapTimes: [[Double]] = [[], []]
 var pythonTimes: [[Double]] = [[], []]
 var summaries: [SaveSummary] = []
 var savingShare: [[Double]] = [[], []]
 for round in 0..<rounds {
-    for (configuration, jobs) in jobCounts.enumerated() {
-        let path = folder.appendingPathComponent("restmap-\(round)-\(jobs).sqlite").path
-        let store = try RecordStore(path: path, mapper: mapper)
-        for (pass, document) in documents.enumerated() {
-            let response = Response(path: "/repositories", body: document)
-            var result: MappingResult?
-            let mapping = try await seconds { result = try mapper.map(response, options: MappingOptions(jobs: jobs)) }
-            precondition(result?.errors.isEmpty == true, "\(result?.errors.prefix(3) ?? [])")
-            let saving = try await seconds { summaries.append(try await store.save(result!, of: response)) }
-            restMapTimes[configuration][pass].append(mapping + saving)
-            if jobs == 1 { savingShare[pass].append(saving / (mapping + saving)) }
-        }
-        try store.close()
+    let path = folder.appendingPathComponent("restmap-\(round).sqlite").path
+    let store = try RecordStore(path: path, mapper: mapper)
+    for (pass, document) in documents.enumerated() {
+        let response = Response(path: "/repositories", body: document)
+        var result: MappingResult?
+        let mapping = try await seconds { result = try mapper.map(response) }
+        precondition(result?.errors.isEmpty == true, "\(result?.errors.prefix(3) ?? [])")
+        let saving = try await seconds { summaries.append(try await store.save(result!, of: response)) }
+        restMapTimes[pass].append(mapping + saving)
+        savingShare[pass].append(saving / (mapping + saving))
     }
+    try store.close()
 
     let peer = Process()
     peer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -132,11 +128,7 @@ print("document: \(String(format: "%.1f", megabytes)) MB; median of \(rounds) ro
 print("first import:  \(summaries[0])")
 print("second import: \(summaries[1])")
 for (pass, name) in ["fresh import", "re-import (updates)"].enumerated() {
-    let theirs = median(pythonTimes[pass])
-    for (configuration, jobs) in jobCounts.enumerated() {
-        let ours = median(restMapTimes[configuration][pass])
-        print("\(name), mapping with \(jobs) thread\(jobs == 1 ? "" : "s"): RestMap \(String(format: "%.1f", megabytes / ours)) MB/s, "
-            + "Python sqlite3+json \(String(format: "%.1f", megabytes / theirs)) MB/s, ratio \(String(format: "%.2f", theirs / ours))x"
-            + (jobs == 1 ? " (saving is \(Int(median(savingShare[pass]) * 100))% of RestMap's time)" : ""))
-    }
+    let ours = median(restMapTimes[pass]), theirs = median(pythonTimes[pass])
+    print("\(name): RestMap \(String(format: "%.1f", megabytes / ours)) MB/s, Python sqlite3+json \(String(format: "%.1f", megabytes / theirs)) MB/s, "
+        + "ratio \(String(format: "%.2f", theirs / ours))x (saving is \(Int(median(savingShare[pass]) * 100))% of RestMap's time)")
 }

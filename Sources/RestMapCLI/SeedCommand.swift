@@ -23,8 +23,6 @@ struct SeedCommand: AsyncParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
-    @OptionGroup var parallel: MappingJobsOption
-
     @Argument(help: ArgumentHelp("A JSON file, optionally with the GET path it answers.", valueName: "FILE[:PATH]"))
     var files: [String]
 
@@ -45,7 +43,7 @@ struct SeedCommand: AsyncParsableCommand {
         for (input, body) in zip(inputs, bodies) {
             let headers = BodyMediaType.implied(byExtensionOf: input.file).map { ["Content-Type": $0] } ?? [:]
             let response = Response(path: input.path, headers: headers, body: body)
-            let (result, summary) = try await StoreFailure.report { try await store.importResponse(response, options: parallel.options) }
+            let (result, summary) = try await StoreFailure.report { try await store.importResponse(response) }
             Terminal.out("\(input.file): \(summary)\n")
             for error in result.errors { Terminal.error("restmap: \(input.file): record failed: \(error)\n") }
             failed = failed || !result.errors.isEmpty

@@ -50,18 +50,6 @@ enum StoreFailure {
     }
 }
 
-/// `--jobs` of the commands that map whole bodies.
-struct MappingJobsOption: ParsableArguments {
-    @Option(name: .long, help: "Threads that map a large array in parallel (default: the number of cores); the records are what one thread gives.")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
-
-    func validate() throws {
-        if jobs < 1 { throw ValidationError("--jobs takes a positive number, found \(jobs)") }
-    }
-
-    var options: MappingOptions { MappingOptions(jobs: jobs) }
-}
-
 /// How records print: the `map` command's formats.
 struct RecordOutputOptions: ParsableArguments {
     @Option(name: .long, help: "Output format: json, ndjson or csv.")
@@ -107,8 +95,6 @@ struct StoreImportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "The body is one page of a paginated GET: orphans are kept.")
     var partial = false
 
-    @OptionGroup var parallel: MappingJobsOption
-
     @Argument(help: ArgumentHelp("The response body; '-' reads standard input.", valueName: "BODY-FILE"))
     var body: String
 
@@ -119,9 +105,7 @@ struct StoreImportCommand: AsyncParsableCommand {
         let headers = BodyMediaType.implied(byExtensionOf: body).map { ["Content-Type": $0] } ?? [:]
         let response = Response(method: method, path: path, status: status, headers: headers, body: bytes,
                                 parameters: try Pairs.parse(param, separator: "=", option: "--param"))
-        let (result, summary) = try await StoreFailure.report {
-            try await recordStore.importResponse(response, options: parallel.options, isCompletePage: !partial)
-        }
+        let (result, summary) = try await StoreFailure.report { try await recordStore.importResponse(response, isCompletePage: !partial) }
         Terminal.out("\(summary)\n")
         for error in result.errors { Terminal.error("restmap: record failed: \(error)\n") }
         if !result.errors.isEmpty { throw ExitCode.failure }
