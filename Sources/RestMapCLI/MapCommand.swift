@@ -68,11 +68,11 @@ struct MapCommand: ParsableCommand {
         if streaming.isStreaming { return try mapStream(with: mapper) }
         let response = try response(body: try CommandInput.read(body))
         let result: MappingResult
-        do { result = try mapper.map(response, options: MappingOptions(strict: strict, jobs: streaming.jobs)) } catch {
+        do { result = try mapper.map(response, options: MappingOptions(strict: strict)) } catch {
             Terminal.error("restmap: \(error)\n")
             throw ExitCode.failure
         }
-        Terminal.write(RecordWriter.output(result.records, format: format, pretty: pretty, jobs: streaming.jobs))
+        Terminal.write(RecordWriter.output(result.records, format: format, pretty: pretty))
         for error in result.errors {
             Terminal.error("restmap: record failed: \(error)\n")
         }

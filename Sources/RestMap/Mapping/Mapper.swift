@@ -76,13 +76,7 @@ public struct Mapper: Sendable {
             let entity = plan.entityIndex[descriptor.entity.value]!
             let keyedBy = descriptor.keyedBy.compactMap { plan.entities[entity].attributeSlots[$0.value] }
             session.path = keyPathText.isEmpty ? [] : [.key(keyPathText)]
-            let roots: [Int]
-            if options.jobs > 1, keyedBy.isEmpty, case .node(let array) = found, array.kind == .array,
-               array.count >= MappingSession.parallelArrayThreshold {
-                roots = session.mapInParallel(array, entity: entity, jobs: options.jobs)
-            } else {
-                roots = session.mapRoot(found, entity: entity, keyedBy: keyedBy)
-            }
+            let roots = session.mapRoot(found, entity: entity, keyedBy: keyedBy)
             if let existing = perKeyPath.firstIndex(where: { $0.keyPath == keyPathText }) {
                 perKeyPath[existing].records += roots
             } else {

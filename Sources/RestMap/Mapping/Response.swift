@@ -72,13 +72,8 @@ public struct Response: Sendable {
 public struct MappingOptions: Sendable {
     /// Fail the whole mapping when any record fails (instead of reporting it and going on).
     public var strict: Bool
-    /// Threads that map the elements of a large array (at least
-    /// `MappingSession.parallelArrayThreshold` of them) side by side. The result is the same
-    /// with any number: records, their order, identity merges and errors.
-    public var jobs: Int
 
-    public init(strict: Bool = false, jobs: Int = 1) {
+    public init(strict: Bool = false) {
         self.strict = strict
-        self.jobs = max(jobs, 1)
     }
 }

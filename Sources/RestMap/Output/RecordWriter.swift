@@ -18,70 +18,23 @@ public enum RecordFormat: String, Sendable, CaseIterable {
 /// cycle) prints as `{"$entity": …, "$ref": IDENTIFICATION}`.
 public enum RecordWriter {
     /// The records as the CLI prints them: a JSON array and a newline, one JSON object per line
-    /// (NDJSON), or CSV; as UTF-8 bytes, ready to write. With `jobs` > 1, JSON and NDJSON of many
-    /// records are rendered in runs on that many threads; the bytes are the same.
-    public static func output(_ records: [Record], format: RecordFormat, pretty: Bool = false, jobs: Int = 1) -> [UInt8] {
+    /// (NDJSON), or CSV; as UTF-8 bytes, ready to write.
+    public static func output(_ records: [Record], format: RecordFormat, pretty: Bool = false) -> [UInt8] {
         switch format {
-        case .json where !pretty && jobs > 1 && records.count >= parallelThreshold:
-            // Each run is an array "[…]": its elements go into one array, separated by commas.
-            let runs = renderInRuns(records, format: .json, jobs: jobs)
-            var bytes: [UInt8] = [UInt8(ascii: "[")]
-            bytes.reserveCapacity(runs.reduce(2) { $0 + $1.count })
-            for (index, run) in runs.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                bytes += run[1..<(run.count - 1)]
-            }
-            bytes += [UInt8(ascii: "]"), 0x0A]
-            return bytes
-        case .ndjson where jobs > 1 && records.count >= parallelThreshold:
-            let runs = renderInRuns(records, format: .ndjson, jobs: jobs)
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(runs.reduce(0) { $0 + $1.count })
-            for run in runs { bytes += run }
-            return bytes
         case .json:
             var writer = jsonWriter(records, pretty: pretty)
             writer.endLine()
             return writer.bytes
         case .ndjson:
             var writer = JSONWriter()
-            var path: [Int] = []
             for record in records {
-                write(record, to: &writer, path: &path)
+                write(record, to: &writer)
                 writer.endLine()
             }
             return writer.bytes
         case .csv:
             return Array(csv(records).utf8)
         }
-    }
-
-    /// The fewest records `output` renders on several threads.
-    static let parallelThreshold = 4096
-
-    /// Contiguous runs of the records, each rendered on its own thread: a JSON array each, or
-    /// NDJSON lines.
-    private static func renderInRuns(_ records: [Record], format: RecordFormat, jobs: Int) -> [[UInt8]] {
-        let runCount = jobs * 4
-        let runLength = (records.count + runCount - 1) / runCount
-        var runs = [[UInt8]](repeating: [], count: runCount)
-        runs.withUnsafeMutableBufferPointer { slots in
-            nonisolated(unsafe) let slots = slots
-            DispatchQueue.concurrentPerform(iterations: runCount) { run in
-                let range = min(run * runLength, records.count)..<min((run + 1) * runLength, records.count)
-                guard !range.isEmpty else { return }
-                var writer = JSONWriter()
-                var path: [Int] = []
-                if format == .json { writer.beginArray() }
-                for index in range {
-                    write(records[index], to: &writer, path: &path)
-                    if format == .ndjson { writer.endLine() }
-                }
-                if format == .json { writer.endArray() }
-                slots[run] = writer.bytes
-            }
-        }
-        return runs.filter { !$0.isEmpty }
     }
 
     /// A JSON array of the records.
@@ -96,9 +49,8 @@ public enum RecordWriter {
 
     private static func jsonWriter(_ records: [Record], pretty: Bool) -> JSONWriter {
         var writer = JSONWriter(pretty: pretty)
-        var path: [Int] = []
         writer.beginArray()
-        for record in records { write(record, to: &writer, path: &path) }
+        for record in records { write(record, to: &writer) }
         writer.endArray()
         return writer
     }
