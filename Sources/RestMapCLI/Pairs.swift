@@ -25,18 +25,21 @@ enum Pairs {
 enum CommandInput {
     /// The bytes of a file, or of standard input for `-` or no file; `what` names it in the error.
     static func read(_ path: String?, what: String = "body") throws -> [UInt8] {
-        let descriptor: Int32
-        if let path, path != "-" {
-            descriptor = open(path, O_RDONLY)
-            guard descriptor >= 0 else { throw ValidationError("cannot read the \(what) file '\(path)'") }
-        } else {
-            descriptor = 0
-        }
+        let descriptor = try open(path, what: what)
         defer { if descriptor != 0 { close(descriptor) } }
         guard let bytes = readToEnd(descriptor) else {
             throw ValidationError("cannot read the \(what) \(descriptor == 0 ? "from standard input" : "file '\(path ?? "")'")")
         }
         return bytes
+    }
+
+    /// A file opened for reading, or standard input (descriptor 0) for `-` or no file; the caller
+    /// closes a descriptor other than 0.
+    static func open(_ path: String?, what: String = "body") throws -> Int32 {
+        guard let path, path != "-" else { return 0 }
+        let descriptor = Foundation.open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw ValidationError("cannot read the \(what) file '\(path)'") }
+        return descriptor
     }
 
     /// Everything a descriptor gives until its end, read straight into arrays: a regular file in

@@ -53,13 +53,7 @@ extension MapCommand {
         }
         if pretty { throw ValidationError("--pretty is not available when streaming") }
         if strict { throw ValidationError("--strict is not available when streaming: records are written before later ones fail") }
-        let descriptor: Int32
-        if let body, body != "-" {
-            descriptor = open(body, O_RDONLY)
-            guard descriptor >= 0 else { throw ValidationError("cannot read the body file '\(body)'") }
-        } else {
-            descriptor = 0
-        }
+        let descriptor = try CommandInput.open(body)
         defer { if descriptor != 0 { close(descriptor) } }
         if streaming.watch {
             guard format == .ndjson else { throw ValidationError("--watch writes records line by line: add --format ndjson") }

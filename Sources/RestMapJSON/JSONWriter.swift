@@ -25,9 +25,7 @@ public struct JSONWriter: Sendable {
     public mutating func key(_ key: String) {
         separate()
         appendString(key)
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
-        afterKey = true
+        endKey()
     }
 
     /// Writes a member key given as encoded JSON text, quotes included (see `encoded(_:)`): a key
@@ -35,6 +33,11 @@ public struct JSONWriter: Sendable {
     public mutating func key(encoded key: [UInt8]) {
         separate()
         bytes.append(contentsOf: key)
+        endKey()
+    }
+
+    /// The colon after a key; the value comes next.
+    private mutating func endKey() {
         bytes.append(UInt8(ascii: ":"))
         if pretty { bytes.append(UInt8(ascii: " ")) }
         afterKey = true
