@@ -97,6 +97,8 @@ extension Mapper {
         let target = try streamTarget(for: request, input: options.input)
         var stream = JSONElementStream(source: source, layout: target.layout, bufferSize: min(options.batchBytes, 1 << 20))
         var emitter = StreamEmitter(plan: plan, format: options.format)
+        // One mapper per parallel batch, each with its own plan (batch `i` of every round uses mapper `i`).
+        let workers = options.jobs == 1 ? [self] : [self] + (1..<options.jobs).map { _ in withOwnPlan() }
         var failure: StreamingFailure?
         while failure == nil {
             var batches: [JSONElementBatch] = []
@@ -108,7 +110,7 @@ extension Mapper {
                 failure = .malformed(error)
             }
             if batches.isEmpty { break }
-            for mapped in mapInParallel(batches, target: target, request: request, render: options.format != nil) {
+            for mapped in Self.mapInParallel(batches, workers: workers, target: target, request: request, render: options.format != nil) {
                 handle(emitter.emit(mapped))
             }
         }
@@ -202,19 +204,21 @@ extension Mapper {
 
     // MARK: Mapping batches
 
-    /// Maps (and renders, so that runs in parallel too) each batch on its own thread.
-    private func mapInParallel(_ batches: [JSONElementBatch], target: StreamTarget, request: Response, render: Bool) -> [MappedBatch] {
-        @Sendable func work(_ batch: JSONElementBatch) -> MappedBatch {
-            var mapped = mapBatch(batch, target: target, request: request)
+    /// Maps (and renders, so that runs in parallel too) each batch on its own thread, batch `i`
+    /// with `workers[i]`.
+    private static func mapInParallel(_ batches: [JSONElementBatch], workers: [Mapper], target: StreamTarget, request: Response,
+                                      render: Bool) -> [MappedBatch] {
+        @Sendable func work(_ index: Int) -> MappedBatch {
+            var mapped = workers[index].mapBatch(batches[index], target: target, request: request)
             if render { mapped.render() }
             return mapped
         }
-        if batches.count == 1 { return [work(batches[0])] }
+        if batches.count == 1 { return [work(0)] }
         var results = [MappedBatch?](repeating: nil, count: batches.count)
         results.withUnsafeMutableBufferPointer { slots in
             nonisolated(unsafe) let slots = slots
             DispatchQueue.concurrentPerform(iterations: batches.count) { index in
-                slots[index] = work(batches[index])
+                slots[index] = work(index)
             }
         }
         // Total: concurrentPerform ran every iteration.
