@@ -29,7 +29,8 @@ public struct StreamOptions: Sendable {
     public var format: StreamOutputFormat?
     /// Batches mapped at once on separate threads; output keeps input order.
     public var jobs: Int
-    /// About how many input bytes one batch holds (memory is bounded by `2 × jobs` batches).
+    /// About how many input bytes one batch holds, with one job; with several, a round maps
+    /// `2 × jobs` batches of half this size (memory is bounded by `jobs × batchBytes` of input).
     public var batchBytes: Int
 
     public init(input: StreamInput, format: StreamOutputFormat? = nil, jobs: Int = 1, batchBytes: Int = 1 << 20) {
@@ -101,13 +102,15 @@ extension Mapper {
         // With several threads, a round maps twice as many batches as threads: a thread that
         // finishes early takes another instead of waiting for the slowest (measured on 2 cores:
         // 1.34x -> 1.66x over one thread).
+        // The batches are half as large then, so the bytes in flight stay `jobs × batchBytes`.
         let batchesPerRound = options.jobs == 1 ? 1 : 2 * options.jobs
+        let batchBytes = options.jobs == 1 ? options.batchBytes : max(options.batchBytes / 2, 1)
         let workers = options.jobs == 1 ? [self] : [self] + (1..<batchesPerRound).map { _ in withOwnPlan() }
         var failure: StreamingFailure?
         while failure == nil {
             var batches: [JSONElementBatch] = []
             do {
-                while batches.count < batchesPerRound, let batch = try stream.nextBatch(targetBytes: options.batchBytes) {
+                while batches.count < batchesPerRound, let batch = try stream.nextBatch(targetBytes: batchBytes) {
                     batches.append(batch)
                 }
             } catch {
