@@ -31,11 +31,8 @@ struct GetCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Pages fetched at once when the page count is known up front (page and offset kinds).")
     var concurrency = 1
 
-    @Option(name: .long, help: "Output format: json, ndjson (streams page by page) or csv.")
-    var format: RecordFormat = .json
-
-    @Flag(name: .long, help: "Indent JSON output.")
-    var pretty = false
+    /// NDJSON streams page by page; JSON and CSV print once every page is in.
+    @OptionGroup var output: RecordOutputOptions
 
     @Option(name: .long, help: ArgumentHelp("Save the records of every page in this SQLite store (Docs/Store.md); read from it when the network fails.", valueName: "db"))
     var store: String?
@@ -74,7 +71,7 @@ struct GetCommand: AsyncParsableCommand {
                 Terminal.error("restmap: the store has no saved GET of \(client.mapper.requestPath(url))\n")
                 return 1
             }
-            Terminal.write(RecordWriter.output(records, format: format, pretty: pretty))
+            output.write(records)
             Terminal.error("restmap: \(records.count) record\(records.count == 1 ? "" : "s") from the store (offline)\n")
             return 0
         } catch {
@@ -120,7 +117,7 @@ struct GetCommand: AsyncParsableCommand {
                 progress.add(page)
                 for error in page.response.result.errors { Terminal.error("restmap: record failed: \(page.response.url): \(error)\n") }
                 failedRecords += page.response.result.errors.count
-                if format == .ndjson { Terminal.write(RecordWriter.output(page.records, format: .ndjson)) } else { collected += page.records }
+                if output.format == .ndjson { output.write(page.records) } else { collected += page.records }
                 if let reason = page.stopReason { progress.stopReason = reason }
                 if let store, !(await save(page, in: store)) {
                     progress.finish()
@@ -148,8 +145,8 @@ struct GetCommand: AsyncParsableCommand {
 
     /// Prints the records gathered from every page (NDJSON was printed page by page).
     private func printCollected(_ records: [Record]) {
-        guard format != .ndjson else { return }
-        Terminal.write(RecordWriter.output(records, format: format, pretty: pretty))
+        guard output.format != .ndjson else { return }
+        output.write(records)
     }
 }
 

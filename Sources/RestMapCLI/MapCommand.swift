@@ -47,14 +47,11 @@ struct MapCommand: ParsableCommand {
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("User metadata (@metadata.user).", valueName: "name=value"))
     var metadata: [String] = []
 
-    @Option(name: .long, help: "Output format: json, ndjson or csv.")
-    var format: RecordFormat = .json
+    @OptionGroup var output: RecordOutputOptions
 
     @Flag(name: .long, help: "Fail without output when any record fails to map.")
     var strict = false
 
-    @Flag(name: .long, help: "Indent JSON output.")
-    var pretty = false
 
     @OptionGroup var plugins: PluginOptions
 
@@ -72,7 +69,7 @@ struct MapCommand: ParsableCommand {
             Terminal.error("restmap: \(error)\n")
             throw ExitCode.failure
         }
-        Terminal.write(RecordWriter.output(result.records, format: format, pretty: pretty))
+        output.write(result.records)
         for error in result.errors {
             Terminal.error("restmap: record failed: \(error)\n")
         }

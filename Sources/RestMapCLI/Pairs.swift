@@ -73,5 +73,3 @@ enum CommandInput {
         }
     }
 }
-
-extension RecordFormat: ExpressibleByArgument {}

@@ -50,7 +50,7 @@ struct SendCommand: AsyncParsableCommand {
             let response = isPath(target)
                 ? try await client.send(made, method: method.rawValue, path: target, parameters: parameters)
                 : try await client.send(made, method: method.rawValue, route: target, parameters: parameters)
-            Terminal.out(RecordWriter.json(response.result.records, pretty: pretty) + "\n")
+            Terminal.write(RecordWriter.output(response.result.records, format: .json, pretty: pretty))
             for error in response.result.errors { Terminal.error("restmap: record failed: \(error)\n") }
             Terminal.error("restmap: \(method.rawValue) \(response.url): \(response.status), \(response.result.records.count) records\n")
             return response.result.errors.isEmpty ? 0 : 1

@@ -50,20 +50,14 @@ enum StoreFailure {
     }
 }
 
-/// How records print: the `map` command's formats.
-struct RecordOutputOptions: ParsableArguments {
-    @Option(name: .long, help: "Output format: json, ndjson or csv.")
-    var format: RecordFormat = .json
-
-    @Flag(name: .long, help: "Indent JSON output.")
-    var pretty = false
+/// The records a store command prints: their format, and how deep related records are read.
+struct StoredRecordOutputOptions: ParsableArguments {
+    @OptionGroup var output: RecordOutputOptions
 
     @Option(name: .long, help: "How many relationships deep related records are read.")
     var depth = 1
 
-    func write(_ records: [Record]) {
-        Terminal.write(RecordWriter.output(records, format: format, pretty: pretty))
-    }
+    func write(_ records: [Record]) { output.write(records) }
 }
 
 /// `restmap store import`: maps a body and saves the records.
@@ -137,7 +131,7 @@ struct StoreQueryCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The records the last successful GET of this path returned, in response order.")
     var path: String?
 
-    @OptionGroup var output: RecordOutputOptions
+    @OptionGroup var output: StoredRecordOutputOptions
 
     func validate() throws {
         if (entity == nil) == (path == nil) { throw ValidationError("give an ENTITY or --path, not both") }
@@ -187,7 +181,7 @@ struct StoreSearchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "At most this many records.")
     var limit = 50
 
-    @OptionGroup var output: RecordOutputOptions
+    @OptionGroup var output: StoredRecordOutputOptions
 
     func run() async throws {
         let recordStore = try store.open()

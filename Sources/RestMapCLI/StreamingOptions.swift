@@ -46,12 +46,12 @@ extension MapCommand {
     /// Maps the body as a stream, writing records as their batch is mapped.
     func mapStream(with mapper: Mapper) throws {
         let format: StreamOutputFormat
-        switch self.format {
+        switch output.format {
         case .json: format = .json
         case .ndjson: format = .ndjson
         case .csv: throw ValidationError("--format csv is not available when streaming: its header needs every record first")
         }
-        if pretty { throw ValidationError("--pretty is not available when streaming") }
+        if output.pretty { throw ValidationError("--pretty is not available when streaming") }
         if strict { throw ValidationError("--strict is not available when streaming: records are written before later ones fail") }
         let descriptor = try CommandInput.open(body)
         defer { if descriptor != 0 { close(descriptor) } }

@@ -1,0 +1,18 @@
+import ArgumentParser
+import RestMap
+
+/// How records print (`--format`, `--pretty`): one set of options for every command that prints records.
+struct RecordOutputOptions: ParsableArguments {
+    @Option(name: .long, help: "Output format: json, ndjson or csv.")
+    var format: RecordFormat = .json
+
+    @Flag(name: .long, help: "Indent JSON output.")
+    var pretty = false
+
+    /// Writes the records to standard output in the chosen format.
+    func write(_ records: [Record]) {
+        Terminal.write(RecordWriter.output(records, format: format, pretty: pretty))
+    }
+}
+
+extension RecordFormat: ExpressibleByArgument {}
