@@ -149,6 +149,23 @@ struct PaginationTests {
         #expect(requests == pages.count)
     }
 
+    @Test("A page sequence requests nothing until it is iterated: its first URL alone stays off the network")
+    func firstURLAloneSendsNothing() async throws {
+        let (firstURL, untouched, iterated) = try await SampleServer.with { server in
+            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+                                         configuration: TestSchemas.configuration(server)) { client in
+                let sequence = client.pages(route: "pages", maxPages: 2)
+                try await Task.sleep(for: .milliseconds(300)) // room for a request that started on its own
+                let untouched = client.statistics.requests
+                _ = try await sequence.collect()
+                return (sequence.firstURL, untouched, client.statistics.requests)
+            }
+        }
+        #expect(firstURL?.contains("/articles") == true)
+        #expect(untouched == 0)
+        #expect(iterated == 2)
+    }
+
     @Test("Concurrency honours the page limit")
     func concurrencyLimit() async throws {
         let pages = try await run("pages", maxPages: 4, concurrency: 3)

@@ -19,13 +19,15 @@ public struct Page: Sendable {
 /// Errors are `ClientError`s.
 public struct PageSequence: AsyncSequence, Sendable {
     public typealias Element = Page
-    let stream: AsyncThrowingStream<Page, any Error>
+    /// Starts fetching: nothing is requested until the sequence is iterated, so reading
+    /// `firstURL` alone (as `get --offline` does) never reaches the network.
+    let start: @Sendable () -> AsyncThrowingStream<Page, any Error>
     /// The URL of the first page (what a store keeps the answer under); `nil` when the route
     /// cannot be resolved.
     public let firstURL: String?
 
     public func makeAsyncIterator() -> AsyncThrowingStream<Page, any Error>.AsyncIterator {
-        stream.makeAsyncIterator()
+        start().makeAsyncIterator()
     }
 }
 
@@ -64,17 +66,11 @@ extension RestMapClient {
     private func pages(start: Result<(String, String), ClientError>, pagination: Pagination?, parameters: [String: String],
                        query: [String: String], headers: [String: String], maxPages: Int?, concurrency: Int) -> PageSequence {
         let limit = [maxPages, pagination?.maxPages].compactMap { $0 }.min()
-        var firstURL: String?
-        if let (_, path) = try? start.get() {
-            if let pagination {
-                let pager = Pager(client: self, pagination: pagination, method: "GET", path: path, parameters: parameters,
-                                  query: query, headers: headers, maxPages: limit, concurrency: 1)
-                firstURL = try? pager.pageURL(number: 1, cursor: nil)
-            } else {
-                firstURL = url(for: path, query: query)
-            }
+        let firstURL = (try? start.get()).flatMap { _, path in
+            try? Pager(client: self, pagination: pagination, method: "GET", path: path, parameters: parameters,
+                       query: query, headers: headers, maxPages: limit, concurrency: 1).pageURL(number: 1, cursor: nil)
         }
-        let stream = AsyncThrowingStream<Page, any Error> { continuation in
+        return PageSequence(start: { AsyncThrowingStream<Page, any Error> { continuation in
             let task = Task {
                 do {
                     let (method, path) = try start.get()
@@ -87,8 +83,7 @@ extension RestMapClient {
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
-        }
-        return PageSequence(stream: stream, firstURL: firstURL)
+        } }, firstURL: firstURL)
     }
 }
 
