@@ -76,7 +76,7 @@ struct Redactor: Sendable {
     init(_ secrets: [String]) {
         // Longer first, so a secret that contains another is replaced whole.
         self.secrets = secrets.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
-            .flatMap { [$0, PercentEncoding.escape($0)] }
+            .flatMap { [$0, PathPattern.escape($0)] }
     }
 
     func callAsFunction(_ text: String) -> String {
@@ -86,16 +86,11 @@ struct Redactor: Sendable {
 
 /// Percent-encoding of query components.
 enum PercentEncoding {
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
 
     /// `url` with query parameters appended.
     static func appending(_ parameters: [(String, String)], to url: String) -> String {
         guard !parameters.isEmpty else { return url }
-        let query = parameters.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+        let query = parameters.map { PathPattern.escape($0.0) + "=" + PathPattern.escape($0.1) }.joined(separator: "&")
         let fragmentless = url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? url
         return fragmentless + (fragmentless.contains("?") ? "&" : "?") + query
     }

@@ -417,7 +417,7 @@ enum LoginBody {
             return ("application/json", Array(JSONText.string(from: value).utf8))
         case .form:
             guard case .object(let members) = value else { return ("application/x-www-form-urlencoded", []) }
-            let text = members.map { PercentEncoding.escape($0.key) + "=" + PercentEncoding.escape($0.value.stringValue ?? "") }
+            let text = members.map { PathPattern.escape($0.key) + "=" + PathPattern.escape($0.value.stringValue ?? "") }
                 .joined(separator: "&")
             return ("application/x-www-form-urlencoded", Array(text.utf8))
         }
