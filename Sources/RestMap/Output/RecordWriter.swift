@@ -96,11 +96,12 @@ public enum RecordWriter {
 
     /// Writes a record; `path` holds the records being written around it (a short stack).
     private static func write(_ record: Record, to writer: inout JSONWriter, path: inout [Int]) {
-        let plan = record.plan
-        let names = plan.encodedNames
+        // The record's data and plan are read once: each `Record` accessor looks them up again.
+        let data = record.data
+        let plan = record.graph.plan.entities[data.entity]
         writer.beginObject()
         writer.key(encoded: entityKey)
-        writer.value(encoded: names.entity)
+        writer.value(encoded: plan.encodedNames.entity)
         if path.contains(record.index) {
             writer.key(encoded: referenceKey)
             let identification = record.identification ?? []
@@ -110,15 +111,14 @@ public enum RecordWriter {
         }
         path.append(record.index)
         defer { path.removeLast() }
-        let data = record.data
         for slot in data.values.indices {
             guard let value = data.values[slot] else { continue }
-            writer.key(encoded: names.attributes[slot])
+            writer.key(encoded: plan.encodedNames.attributes[slot])
             value.write(to: &writer)
         }
         for slot in data.relations.indices {
             guard let related = data.relations[slot] else { continue }
-            writer.key(encoded: names.relationships[slot])
+            writer.key(encoded: plan.encodedNames.relationships[slot])
             if plan.relationships[slot].isToMany {
                 writer.beginArray()
                 for index in related { write(Record(graph: record.graph, index: index), to: &writer, path: &path) }

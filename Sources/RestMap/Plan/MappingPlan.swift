@@ -49,7 +49,6 @@ public struct SchemaCompilationError: Error, Sendable, CustomStringConvertible {
     public var description: String { location.map { "\($0): error: \(message)" } ?? message }
 }
 
-/// An entity compiled for mapping (a class: the mapping loop reads it without copying).
 /// An entity's name and member names as encoded JSON strings (quotes included).
 struct EncodedNames: Sendable {
     let entity: [UInt8]
@@ -57,6 +56,7 @@ struct EncodedNames: Sendable {
     let relationships: [[UInt8]]
 }
 
+/// An entity compiled for mapping (a class: the mapping loop reads it without copying).
 final class EntityPlan: Sendable {
     let name: String
     let index: Int
