@@ -56,7 +56,7 @@ import Testing
         #expect(first.inserted == 5 && first.updated == 0)   // 3 repositories, 2 owners
         let moreStars = starred.replacingOccurrences(of: #""stargazers_count": 80"#, with: #""stargazers_count": 81"#)
             .replacingOccurrences(of: #""stargazers_count": 8213"#, with: #""stargazers_count": 9000"#)
-        #expect(moreStars != starred)
+        try #require(moreStars != starred, "the edited body must differ for the second import to update")
         let second = try await StoreFixture.save(store, path: "/users/octocat/starred", body: moreStars)
         #expect(second.description == "inserted 0, updated 2, unchanged 3, deleted 0 orphans, skipped 0 not newer")
         let repositories = try await store.records(StoreQuery(entity: "Repository", order: [("stargazersCount", false)]))

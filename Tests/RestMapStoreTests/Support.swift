@@ -38,9 +38,6 @@ enum StoreFixture {
         Array(try Data(contentsOf: root.appendingPathComponent("Samples/\(path)")))
     }
 
-    /// The path of a file under `Samples/` or `Schemas/`.
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
     /// Maps and saves a body as a GET (or `method`) of `path`.
     @discardableResult
     static func save(_ store: RecordStore, path: String, body: String, method: String = "GET", status: Int = 200,

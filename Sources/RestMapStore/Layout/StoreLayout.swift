@@ -96,8 +96,6 @@ struct StoreLayout: Codable, Equatable, Sendable {
         self.tables = tables
     }
 
-    init(tables: [Table]) { self.tables = tables }
-
     func table(_ entity: String) -> Table? { tables.first { $0.entity == entity } }
 
     /// Entities in saving order: the targets of to-one foreign keys before the entities that

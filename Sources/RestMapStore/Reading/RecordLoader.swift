@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RestMap
+import RestMapSchema
 
 /// Reads stored rows back into `Record` values (the same ones mapping gives), following
 /// relationships a given number of levels deep.
@@ -166,6 +167,6 @@ struct RecordLoader {
     }
 
     private func suggestion(_ name: String, _ candidates: [String]) -> String {
-        candidates.first { $0.lowercased() == name.lowercased() }.map { " (did you mean '\($0)'?)" } ?? ""
+        Suggestions.closest(to: name, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
     }
 }
