@@ -51,6 +51,25 @@ import Testing
         }
     }
 
+    @Test func namedRoutesTakeMissingParametersFromARecordAsEntityRoutesDo() throws {
+        let mapper = try Fixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              Event:
+                identifiedBy: id
+                attributes: { id: { from: id, type: integer }, at: { from: at, type: date }, note: note }
+            responses:
+              - { path: /events, entity: Event }
+            routes:
+              archive: PUT /archive/:at/:id
+            """)
+        let event = try #require(try mapper.map(Response(path: "/events", body: #"[{"id": 7, "at": 1363198221, "note": "x"}]"#)).records.first)
+        let (route, used) = try mapper.router.route(named: "archive", parameters: ["id": "9"], record: event)
+        // A date is ISO 8601 text, as in an entity route; given parameters win; only the path's names are used.
+        #expect(route == ResolvedRoute(method: "PUT", path: "/archive/2013-03-13T18%3A10%3A21Z/9"))
+        #expect(used == ["id": "9", "at": "2013-03-13T18:10:21Z"])
+    }
+
     @Test func entityAndRelationshipRoutesUseRecordValuesAndMethodPrecedence() throws {
         let mapper = try Fixture.mapper(yaml: Self.schema)
         let result = try mapper.map(Response(path: "/databases/Test/collections", body: #"[{"name": "movies"}]"#))

@@ -47,6 +47,18 @@ public struct Router: Sendable {
         return ResolvedRoute(method: route.method, path: try Self.interpolate(route.pattern) { parameters[$0] })
     }
 
+    /// A named route whose parameters come from `parameters`, then from a record's attributes (as
+    /// an entity route's do). Also returns the parameters the path used, for `@metadata.routing`.
+    public func route(named name: String, parameters: [String: String] = [:], record: Record) throws(RoutingError)
+        -> (route: ResolvedRoute, parameters: [String: String]) {
+        guard let route = plan.schema.routes.first(where: { $0.name == name }) else {
+            throw .unknownRoute(name, suggestion: Suggestions.closest(to: name, in: plan.schema.routes.map(\.name)))
+        }
+        var used = parameters
+        for name in route.pattern.parameterNames where used[name] == nil { used[name] = Self.text(record[name]) }
+        return (ResolvedRoute(method: route.method, path: try Self.interpolate(route.pattern) { used[$0] }), used)
+    }
+
     /// The entity route of a record for a method: the exact method first, then ANY. Parameters
     /// come from `parameters`, then from the record's attributes.
     public func route(for record: Record, method: String, parameters: [String: String] = [:]) throws(RoutingError) -> ResolvedRoute {

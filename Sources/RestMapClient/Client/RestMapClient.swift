@@ -161,17 +161,8 @@ public struct RestMapClient: Sendable {
 
     /// Sends a record to a named route; parameters come from `parameters`, then from the record.
     public func send(_ record: Record, method: String, route name: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
-        var values = parameters
-        for (attribute, value) in record.attributes where values[attribute] == nil {
-            switch value {
-            case .string(let text): values[attribute] = text
-            case .integer(let number): values[attribute] = String(number)
-            case .null, .array, .object: break
-            default: values[attribute] = "\(value)"
-            }
-        }
-        let route = try resolve { () throws(RoutingError) in try mapper.router.route(named: name, parameters: values) }
-        return try await send(record, method: method, path: route.path, parameters: values)
+        let (route, used) = try resolve { () throws(RoutingError) in try mapper.router.route(named: name, parameters: parameters, record: record) }
+        return try await send(record, method: method, path: route.path, parameters: used)
     }
 
     /// Sends a record to a path (relative to the base URL) with `method`.
@@ -193,7 +184,7 @@ public struct RestMapClient: Sendable {
         return PercentEncoding.appending(query.sorted { $0.key < $1.key }, to: absolute)
     }
 
-    private func resolve(_ body: () throws(RoutingError) -> ResolvedRoute) throws(ClientError) -> ResolvedRoute {
+    private func resolve<Resolved>(_ body: () throws(RoutingError) -> Resolved) throws(ClientError) -> Resolved {
         do { return try body() } catch { throw .invalidRequest(error.description) }
     }
 
