@@ -92,13 +92,14 @@ extension MapCommand {
             }
         }
         let request = try response(body: [])
-        let options = StreamOptions(input: streaming.streamInput, format: .ndjson, jobs: 1)
         var failed = false
         var reader = LineReader(descriptor: descriptor)
         var number = 0
         while let line = reader.next() {
             number += 1
             do {
+                // A line is one batch: its reading buffer is the line's size, not the default megabyte.
+                let options = StreamOptions(input: streaming.streamInput, format: .ndjson, jobs: 1, batchBytes: max(line.count, 1))
                 try reloading.current.mapStream(request, from: InMemorySource(line), options: options) { batch in
                     Terminal.write(batch.output)
                     for var error in batch.errors {
@@ -121,7 +122,10 @@ extension MapCommand {
 struct LineReader {
     let descriptor: Int32
     private var pending: [UInt8] = []
+    /// Where the unread part of `pending` starts (lines are not shifted out one by one).
+    private var start = 0
     private var atEnd = false
+    private var chunk = [UInt8](repeating: 0, count: 65536)
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -130,17 +134,17 @@ struct LineReader {
     /// The next line without its newline; `nil` at the end of the input.
     mutating func next() -> [UInt8]? {
         while true {
-            if let newline = pending.firstIndex(of: 0x0A) {
-                let line = Array(pending[..<newline])
-                pending.removeSubrange(...newline)
-                return line
+            if let newline = pending[start...].firstIndex(of: 0x0A) {
+                defer { start = newline + 1 }
+                return Array(pending[start..<newline])
             }
             if atEnd {
-                guard !pending.isEmpty else { return nil }
-                defer { pending = [] }
-                return pending
+                guard start < pending.count else { return nil }
+                defer { (pending, start) = ([], 0) }
+                return Array(pending[start...])
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
+            pending.removeFirst(start) // once per read, not per line
+            start = 0
             let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             if count <= 0 { atEnd = true } else { pending += chunk[..<count] }
