@@ -12,10 +12,16 @@ struct RecordSaver: Sendable {
     private var layout: StoreLayout { store.layout }
     private var rules: StoreRules { store.rules }
     private let q = StoreSQL.quote
+    /// The relationships with `assign: union` (their join rows are extended, not replaced), by
+    /// entity, looked up once per save rather than once per record.
+    private let unionRelationships: [String: Set<String>]
 
     init(store: RecordStore, isCompletePage: Bool) {
         self.store = store
         self.isCompletePage = isCompletePage
+        unionRelationships = Dictionary(store.mapper.schema.entities.map { entity in
+            (entity.name, Set(entity.relationships.filter { $0.assignment == .union }.map(\.name)))
+        }, uniquingKeysWith: { first, _ in first })
     }
 
     /// How one record was written.
@@ -176,7 +182,7 @@ struct RecordSaver: Sendable {
                 linkChanged = linkChanged || db.changesCount > 0
             } else {
                 try replaceJoinRows(table: table, link: link, source: row.rowID, related: related,
-                                    union: assignment(table.entity, link.name) == .union, db)
+                                    union: unionRelationships[table.entity]?.contains(link.name) == true, db)
             }
         }
         return linkChanged
@@ -249,10 +255,6 @@ struct RecordSaver: Sendable {
     }
 
     // MARK: Relationships
-
-    private func assignment(_ entity: String, _ relationship: String) -> AssignmentPolicy? {
-        store.mapper.schema.entity(named: entity)?.relationships.first { $0.name == relationship }?.assignment
-    }
 
     /// Sets (or, for `assign: union`, extends) the join rows of one record's relationship.
     private func replaceJoinRows(table: StoreLayout.Table, link: StoreLayout.Link, source: Int64,
