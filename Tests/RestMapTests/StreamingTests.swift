@@ -126,6 +126,30 @@ struct StreamingTests {
         #expect(String(decoding: output, as: UTF8.self) == #"[{"$entity":"Repo","id":1,"index":0}]"# + "\n")
     }
 
+    @Test("With several threads, hundreds of small batches come out in input order, and broken framing late in the input still delivers everything before it")
+    func manyBatchesOnSeveralThreads() throws {
+        // Distinct ids (a repeated id with another collection index would be an identity conflict).
+        let elements = (0..<480).map { index in
+            index % 50 == 7 ? #""not a repo""# : #"{"id": \#(index), "name": "r\#(index)", "owner": {"login": "user\#(index % 3)"}}"#
+        }
+        let body = "[" + elements.joined(separator: ",") + "]"
+        let expected = try whole(body)
+        // Broken after the last element: a missing ',' before one more.
+        let broken = "[" + elements.joined(separator: ",") + #" {"id": 99}]"#
+        for jobs in [2, 3, 4] {
+            let streamed = try stream(body, jobs: jobs, batchBytes: 100)
+            #expect(streamed.output == expected.output, "jobs \(jobs)")
+            #expect(streamed.errors == expected.errors, "jobs \(jobs)")
+
+            var output: [UInt8] = []
+            #expect(throws: StreamingFailure.self) {
+                try mapper().mapStream(Response(path: "/repos", body: []), from: InMemorySource(Array(broken.utf8)),
+                                       options: StreamOptions(input: .array, format: .json, jobs: jobs, batchBytes: 100)) { output += $0.output }
+            }
+            #expect(String(decoding: output, as: UTF8.self) == expected.output, "jobs \(jobs)")
+        }
+    }
+
     @Test("Records with one identification but different content in two elements: the later element fails, saying why")
     func identityConflict() throws {
         let body = #"[{"id": 1, "owner": {"login": "ann", "site": "a"}}, {"id": 2, "owner": {"login": "ann", "site": "b"}}]"#

@@ -98,28 +98,56 @@ extension Mapper {
         let target = try streamTarget(for: request, input: options.input)
         var stream = JSONElementStream(source: source, layout: target.layout, bufferSize: min(options.batchBytes, 1 << 20))
         var emitter = StreamEmitter(plan: plan, format: options.format)
-        // One mapper per batch of a round, each with its own plan (batch `i` of every round uses mapper `i`).
-        // With several threads, a round maps twice as many batches as threads: a thread that
-        // finishes early takes another instead of waiting for the slowest (measured on 2 cores:
-        // 1.34x -> 1.66x over one thread).
-        // The batches are half as large then, so the bytes in flight stay `jobs × batchBytes`.
-        let batchesPerRound = options.jobs == 1 ? 1 : 2 * options.jobs
-        let batchBytes = options.jobs == 1 ? options.batchBytes : max(options.batchBytes / 2, 1)
-        let workers = options.jobs == 1 ? [self] : [self] + (1..<batchesPerRound).map { _ in withOwnPlan() }
+        let render = options.format != nil
         var failure: StreamingFailure?
-        while failure == nil {
-            var batches: [JSONElementBatch] = []
-            do {
-                while batches.count < batchesPerRound, let batch = try stream.nextBatch(targetBytes: batchBytes) {
-                    batches.append(batch)
+        if options.jobs == 1 {
+            while failure == nil {
+                let batch: JSONElementBatch
+                do {
+                    guard let next = try stream.nextBatch(targetBytes: options.batchBytes) else { break }
+                    batch = next
+                } catch {
+                    failure = .malformed(error)
+                    break
                 }
-            } catch {
-                failure = .malformed(error)
+                handle(emitter.emit(mapBatch(batch, target: target, request: request, render: render)))
             }
-            if batches.isEmpty { break }
-            for mapped in Self.mapInParallel(batches, workers: workers, target: target, request: request, render: options.format != nil) {
-                handle(emitter.emit(mapped))
+        } else {
+            // Reading the input and emitting (the identity ledger, the output) run on this
+            // thread while `jobs` threads map, so neither waits for the other. Up to `2 × jobs`
+            // batches of half the size one thread reads are in flight (read and not yet
+            // emitted), so the bytes held stay `jobs × batchBytes` and a thread that finishes
+            // early takes the next batch instead of waiting for the slowest.
+            let pipeline = StreamPipeline(workers: [self] + (1..<options.jobs).map { _ in withOwnPlan() },
+                                          target: target, request: request, render: render)
+            let inFlightLimit = 2 * options.jobs
+            let batchBytes = max(options.batchBytes / 2, 1)
+            var read = 0, emitted = 0
+            var endOfInput = false
+            while true {
+                while !endOfInput, read - emitted < inFlightLimit {
+                    do {
+                        if let batch = try stream.nextBatch(targetBytes: batchBytes) {
+                            pipeline.submit(batch, sequence: read)
+                            read += 1
+                        } else {
+                            endOfInput = true
+                        }
+                    } catch {
+                        failure = .malformed(error)
+                        endOfInput = true
+                    }
+                    // Emit what is already mapped before reading on.
+                    while let mapped = pipeline.takeIfMapped(emitted) {
+                        handle(emitter.emit(mapped))
+                        emitted += 1
+                    }
+                }
+                if emitted == read { break }
+                handle(emitter.emit(pipeline.waitForMapped(emitted)))
+                emitted += 1
             }
+            pipeline.close()
         }
         handle(emitter.finish())
         if let failure { throw failure }
@@ -211,25 +239,11 @@ extension Mapper {
 
     // MARK: Mapping batches
 
-    /// Maps (and renders, so that runs in parallel too) each batch on its own thread, batch `i`
-    /// with `workers[i]`.
-    private static func mapInParallel(_ batches: [JSONElementBatch], workers: [Mapper], target: StreamTarget, request: Response,
-                                      render: Bool) -> [MappedBatch] {
-        @Sendable func work(_ index: Int) -> MappedBatch {
-            var mapped = workers[index].mapBatch(batches[index], target: target, request: request)
-            if render { mapped.render() }
-            return mapped
-        }
-        if batches.count == 1 { return [work(0)] }
-        var results = [MappedBatch?](repeating: nil, count: batches.count)
-        results.withUnsafeMutableBufferPointer { slots in
-            nonisolated(unsafe) let slots = slots
-            DispatchQueue.concurrentPerform(iterations: batches.count) { index in
-                slots[index] = work(index)
-            }
-        }
-        // Total: concurrentPerform ran every iteration.
-        return results.map { $0! }
+    /// Maps a batch, and renders its records when `render` (so rendering runs on the mapping thread too).
+    fileprivate func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response, render: Bool) -> MappedBatch {
+        var mapped = mapBatch(batch, target: target, request: request)
+        if render { mapped.render() }
+        return mapped
     }
 
     private func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response) -> MappedBatch {
@@ -441,5 +455,82 @@ struct StreamEmitter {
         case .single(let value): ValueText.short(value)
         case .composite(let values): "(" + values.map(ValueText.short).joined(separator: ", ") + ")"
         }
+    }
+}
+
+/// Maps submitted batches on one thread per worker mapper and hands them back by sequence
+/// number, so the caller reads and emits in input order while the threads map.
+private final class StreamPipeline: @unchecked Sendable {
+    // Everything below `condition` is read and written only while holding it.
+    private let condition = NSCondition()
+    private var queued: [(sequence: Int, batch: JSONElementBatch)] = []
+    private var mapped: [Int: MappedBatch] = [:]
+    private var closed = false
+    private var running: Int
+
+    init(workers: [Mapper], target: Mapper.StreamTarget, request: Response, render: Bool) {
+        running = workers.count
+        for worker in workers {
+            let thread = Thread { [self] in
+                while let (sequence, batch) = nextQueued() {
+                    let result = worker.mapBatch(batch, target: target, request: request, render: render)
+                    condition.lock()
+                    mapped[sequence] = result
+                    condition.broadcast()
+                    condition.unlock()
+                }
+                condition.lock()
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
+            }
+            thread.start()
+        }
+    }
+
+    /// Queues a batch for the next free thread.
+    func submit(_ batch: JSONElementBatch, sequence: Int) {
+        condition.lock()
+        queued.append((sequence, batch))
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The mapped batch `sequence` if a thread has finished it.
+    func takeIfMapped(_ sequence: Int) -> MappedBatch? {
+        condition.lock()
+        defer { condition.unlock() }
+        return mapped.removeValue(forKey: sequence)
+    }
+
+    /// The mapped batch `sequence` (it must have been submitted), waiting for it.
+    func waitForMapped(_ sequence: Int) -> MappedBatch {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let result = mapped.removeValue(forKey: sequence) { return result }
+            condition.wait()
+        }
+    }
+
+    /// Lets the threads finish and waits for them.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    /// The oldest queued batch; `nil` once closed and drained.
+    private func nextQueued() -> (Int, JSONElementBatch)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queued.isEmpty {
+            if closed { return nil }
+            condition.wait()
+        }
+        // At most `2 × jobs` batches are queued: removing the first is cheap.
+        return queued.removeFirst()
     }
 }
