@@ -97,6 +97,11 @@ public struct JSONWriter: Sendable {
         bytes.append(0x0A)
     }
 
+    /// Writes a `,` between top-level values (array elements written without their array's brackets).
+    public mutating func comma() {
+        bytes.append(UInt8(ascii: ","))
+    }
+
     public mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
     public mutating func null() { raw("null") }
 

@@ -122,6 +122,14 @@ import Testing
         #expect(elements.first?.number?.int64 == Int64.min)
         #expect(elements.last?["k\"ey"]?.stringValue == "v\n")
 
+        // Top-level values separated by commas: an array's elements without its brackets.
+        var elementsOnly = JSONWriter()
+        elementsOnly.beginObject()
+        elementsOnly.endObject()
+        elementsOnly.comma()
+        elementsOnly.integer(2)
+        #expect(elementsOnly.string == "{},2")
+
         var pretty = JSONWriter(pretty: true)
         pretty.beginObject()
         pretty.key(encoded: JSONWriter.encoded("a"))

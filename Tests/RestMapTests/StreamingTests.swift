@@ -152,13 +152,19 @@ struct StreamingTests {
 
     @Test("Records with one identification but different content in two elements: the later element fails, saying why")
     func identityConflict() throws {
-        let body = #"[{"id": 1, "owner": {"login": "ann", "site": "a"}}, {"id": 2, "owner": {"login": "ann", "site": "b"}}]"#
-        let streamed = try stream(body)
-        #expect(streamed.output.contains(#""id":1"#))
-        #expect(!streamed.output.contains(#""id":2"#))
-        #expect(streamed.errors.count == 1)
-        #expect(streamed.errors.first?.contains("[1]: a record of entity 'Owner' with identification \"ann\" differs") == true)
-        #expect(streamed.errors.first?.contains("without --stream") == true)
+        let body = #"[{"id": 1, "owner": {"login": "ann", "site": "a"}}, {"id": 2, "owner": {"login": "ann", "site": "b"}}, {"id": 3}]"#
+        // Small batches hold one element each; a large one holds all three, so the left-out
+        // element sits between two that print.
+        for batchBytes in [64, 1 << 20] {
+            let streamed = try stream(body, batchBytes: batchBytes)
+            #expect(streamed.output == #"[{"$entity":"Repo","id":1,"index":0,"owner":{"$entity":"Owner","login":"ann","site":"a"}},{"$entity":"Repo","id":3,"index":2}]"# + "\n")
+            #expect(streamed.errors.count == 1)
+            #expect(streamed.errors.first?.contains("[1]: a record of entity 'Owner' with identification \"ann\" differs") == true)
+            #expect(streamed.errors.first?.contains("without --stream") == true)
+            let lines = try stream(body, format: .ndjson, batchBytes: batchBytes)
+            #expect(lines.output.split(separator: "\n").count == 2)
+            #expect(lines.output.hasSuffix(#""id":3,"index":2}"# + "\n"))
+        }
     }
 
     @Test("connect and @root need the whole document: streaming is refused naming them")

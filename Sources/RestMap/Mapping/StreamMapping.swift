@@ -98,7 +98,6 @@ extension Mapper {
         let target = try streamTarget(for: request, input: options.input)
         var stream = JSONElementStream(source: source, layout: target.layout, bufferSize: min(options.batchBytes, 1 << 20))
         var emitter = StreamEmitter(plan: plan, format: options.format)
-        let render = options.format != nil
         var failure: StreamingFailure?
         if options.jobs == 1 {
             while failure == nil {
@@ -110,7 +109,7 @@ extension Mapper {
                     failure = .malformed(error)
                     break
                 }
-                handle(emitter.emit(mapBatch(batch, target: target, request: request, render: render)))
+                handle(emitter.emit(mapBatch(batch, target: target, request: request, render: options.format)))
             }
         } else {
             // Reading the input and emitting (the identity ledger, the output) run on this
@@ -119,7 +118,7 @@ extension Mapper {
             // emitted), so the bytes held stay `jobs × batchBytes` and a thread that finishes
             // early takes the next batch instead of waiting for the slowest.
             let pipeline = StreamPipeline(workers: [self] + (1..<options.jobs).map { _ in withOwnPlan() },
-                                          target: target, request: request, render: render)
+                                          target: target, request: request, render: options.format)
             let inFlightLimit = 2 * options.jobs
             let batchBytes = max(options.batchBytes / 2, 1)
             var read = 0, emitted = 0
@@ -240,9 +239,9 @@ extension Mapper {
     // MARK: Mapping batches
 
     /// Maps a batch, and renders its records when `render` (so rendering runs on the mapping thread too).
-    fileprivate func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response, render: Bool) -> MappedBatch {
+    fileprivate func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response, render: StreamOutputFormat?) -> MappedBatch {
         var mapped = mapBatch(batch, target: target, request: request)
-        if render { mapped.render() }
+        if let render { mapped.render(as: render) }
         return mapped
     }
 
@@ -355,7 +354,7 @@ struct MappedElement: Sendable {
     var records: [Record]
     var errors: [StreamedError]
     var identities: [IdentityClaim] = []
-    /// Each record's JSON in `MappedBatch.bytes`, once rendered.
+    /// Each record's JSON in `MappedBatch.bytes`, once rendered (without separators).
     var rendered: [Range<Int>] = []
     /// NDJSON: the element's line.
     var line: Int? = nil
@@ -366,18 +365,21 @@ struct MappedElement: Sendable {
 /// The elements of one batch, in order.
 struct MappedBatch: Sendable {
     var elements: [MappedElement] = []
-    /// The rendered records of every element, one JSON object after another.
+    /// The rendered records of every element in the output format: separated by `,` for JSON,
+    /// each followed by a newline for NDJSON.
     var bytes: [UInt8] = []
 
     mutating func add(_ element: MappedElement) { elements.append(element) }
 
     /// Renders every record into `bytes`.
-    mutating func render() {
+    mutating func render(as format: StreamOutputFormat) {
         var writer = JSONWriter()
         for index in elements.indices {
             elements[index].rendered = elements[index].records.map { record in
+                if format == .json, !writer.bytes.isEmpty { writer.comma() }
                 let start = writer.bytes.count
                 RecordWriter.write(record, to: &writer)
+                defer { if format == .ndjson { writer.endLine() } }
                 return start..<writer.bytes.count
             }
         }
@@ -402,7 +404,8 @@ struct StreamEmitter {
     mutating func emit(_ batch: MappedBatch) -> StreamedBatch {
         var result = StreamedBatch(records: [], output: [], errors: [])
         start(&result.output)
-        for element in batch.elements {
+        var leftOut = Set<Int>()
+        for (index, element) in batch.elements.enumerated() {
             result.errors += element.errors
             if let conflict = element.identities.first(where: { !claim($0) }) {
                 let entity = plan.entities[conflict.entity].name
@@ -411,10 +414,20 @@ struct StreamEmitter {
                     message: "\(element.place)a record of entity '\(entity)' with identification \(Self.describe(conflict.key)) differs "
                         + "from one with the same identification in an earlier element; mapping the whole body would merge "
                         + "them, so this element is left out: map the whole body (without --stream) to merge them"))
+                leftOut.insert(index)
                 continue
             }
             result.records += element.records
-            guard let format else { continue }
+        }
+        guard let format, !batch.bytes.isEmpty else { return result }
+        if leftOut.isEmpty {
+            // The usual case: the batch's rendering goes out as it is.
+            if format == .json, wroteRecord { result.output.append(UInt8(ascii: ",")) }
+            if result.output.isEmpty { result.output = batch.bytes } else { result.output += batch.bytes }
+            wroteRecord = true
+            return result
+        }
+        for (index, element) in batch.elements.enumerated() where !leftOut.contains(index) {
             for range in element.rendered {
                 if format == .json, wroteRecord { result.output.append(UInt8(ascii: ",")) }
                 result.output += batch.bytes[range]
@@ -468,7 +481,7 @@ private final class StreamPipeline: @unchecked Sendable {
     private var closed = false
     private var running: Int
 
-    init(workers: [Mapper], target: Mapper.StreamTarget, request: Response, render: Bool) {
+    init(workers: [Mapper], target: Mapper.StreamTarget, request: Response, render: StreamOutputFormat?) {
         running = workers.count
         for worker in workers {
             let thread = Thread { [self] in
