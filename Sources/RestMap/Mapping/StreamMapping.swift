@@ -113,40 +113,16 @@ extension Mapper {
             }
         } else {
             // Reading the input and emitting (the identity ledger, the output) run on this
-            // thread while `jobs` threads map, so neither waits for the other. Up to `2 × jobs`
-            // batches of half the size one thread reads are in flight (read and not yet
-            // emitted), so the bytes held stay `jobs × batchBytes` and a thread that finishes
-            // early takes the next batch instead of waiting for the slowest.
-            let pipeline = StreamPipeline(workers: [self] + (1..<options.jobs).map { _ in withOwnPlan() },
-                                          target: target, request: request, render: options.format)
-            let inFlightLimit = 2 * options.jobs
-            let batchBytes = max(options.batchBytes / 2, 1)
-            var read = 0, emitted = 0
-            var endOfInput = false
-            while true {
-                while !endOfInput, read - emitted < inFlightLimit {
-                    do {
-                        if let batch = try stream.nextBatch(targetBytes: batchBytes) {
-                            pipeline.submit(batch, sequence: read)
-                            read += 1
-                        } else {
-                            endOfInput = true
-                        }
-                    } catch {
-                        failure = .malformed(error)
-                        endOfInput = true
-                    }
-                    // Emit what is already mapped before reading on.
-                    while let mapped = pipeline.takeIfMapped(emitted) {
-                        handle(emitter.emit(mapped))
-                        emitted += 1
-                    }
-                }
-                if emitted == read { break }
-                handle(emitter.emit(pipeline.waitForMapped(emitted)))
-                emitted += 1
+            // thread while `jobs` threads map and render.
+            let workers = [self] + (1..<options.jobs).map { _ in withOwnPlan() }
+            let pipeline = BatchPipeline(workers: workers) { worker, batch in
+                worker.mapBatch(batch, target: target, request: request, render: options.format)
             }
-            pipeline.close()
+            do {
+                try pipeline.run(&stream, batchBytes: max(options.batchBytes / 2, 1)) { handle(emitter.emit($0)) }
+            } catch {
+                failure = .malformed(error)
+            }
         }
         handle(emitter.finish())
         if let failure { throw failure }
@@ -468,82 +444,5 @@ struct StreamEmitter {
         case .single(let value): ValueText.short(value)
         case .composite(let values): "(" + values.map(ValueText.short).joined(separator: ", ") + ")"
         }
-    }
-}
-
-/// Maps submitted batches on one thread per worker mapper and hands them back by sequence
-/// number, so the caller reads and emits in input order while the threads map.
-private final class StreamPipeline: @unchecked Sendable {
-    // Everything below `condition` is read and written only while holding it.
-    private let condition = NSCondition()
-    private var queued: [(sequence: Int, batch: JSONElementBatch)] = []
-    private var mapped: [Int: MappedBatch] = [:]
-    private var closed = false
-    private var running: Int
-
-    init(workers: [Mapper], target: Mapper.StreamTarget, request: Response, render: StreamOutputFormat?) {
-        running = workers.count
-        for worker in workers {
-            let thread = Thread { [self] in
-                while let (sequence, batch) = nextQueued() {
-                    let result = worker.mapBatch(batch, target: target, request: request, render: render)
-                    condition.lock()
-                    mapped[sequence] = result
-                    condition.broadcast()
-                    condition.unlock()
-                }
-                condition.lock()
-                running -= 1
-                condition.broadcast()
-                condition.unlock()
-            }
-            thread.start()
-        }
-    }
-
-    /// Queues a batch for the next free thread.
-    func submit(_ batch: JSONElementBatch, sequence: Int) {
-        condition.lock()
-        queued.append((sequence, batch))
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The mapped batch `sequence` if a thread has finished it.
-    func takeIfMapped(_ sequence: Int) -> MappedBatch? {
-        condition.lock()
-        defer { condition.unlock() }
-        return mapped.removeValue(forKey: sequence)
-    }
-
-    /// The mapped batch `sequence` (it must have been submitted), waiting for it.
-    func waitForMapped(_ sequence: Int) -> MappedBatch {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let result = mapped.removeValue(forKey: sequence) { return result }
-            condition.wait()
-        }
-    }
-
-    /// Lets the threads finish and waits for them.
-    func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        while running > 0 { condition.wait() }
-        condition.unlock()
-    }
-
-    /// The oldest queued batch; `nil` once closed and drained.
-    private func nextQueued() -> (Int, JSONElementBatch)? {
-        condition.lock()
-        defer { condition.unlock() }
-        while queued.isEmpty {
-            if closed { return nil }
-            condition.wait()
-        }
-        // At most `2 × jobs` batches are queued: removing the first is cheap.
-        return queued.removeFirst()
     }
 }
