@@ -65,11 +65,11 @@ struct MapCommand: ParsableCommand {
         if streaming.isStreaming { return try mapStream(with: mapper) }
         let response = try response(body: try CommandInput.read(body))
         let result: MappingResult
-        do { result = try mapper.map(response, options: MappingOptions(strict: strict)) } catch {
+        do { result = try mapper.map(response, options: MappingOptions(strict: strict, jobs: streaming.jobs)) } catch {
             Terminal.error("restmap: \(error)\n")
             throw ExitCode.failure
         }
-        output.write(result.records)
+        output.write(result.records, jobs: streaming.jobs)
         for error in result.errors {
             Terminal.error("restmap: record failed: \(error)\n")
         }

@@ -9,9 +9,9 @@ struct RecordOutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Indent JSON output.")
     var pretty = false
 
-    /// Writes the records to standard output in the chosen format.
-    func write(_ records: [Record]) {
-        Terminal.write(RecordWriter.output(records, format: format, pretty: pretty))
+    /// Writes the records to standard output in the chosen format, rendered on up to `jobs` threads.
+    func write(_ records: [Record], jobs: Int = 1) {
+        Terminal.write(RecordWriter.output(records, format: format, pretty: pretty, jobs: jobs))
     }
 }
 

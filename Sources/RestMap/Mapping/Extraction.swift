@@ -6,7 +6,7 @@ extension Mapper {
     /// cursor), so the body is parsed once. A value is `nil` when its key path holds nothing.
     public func map(_ response: Response, options: MappingOptions = .init(), extracting keyPaths: [KeyPath])
         throws(MappingFailure) -> (result: MappingResult, values: [Value?]) {
-        let (result, document) = try mapAndKeepDocument(response, options: options)
+        let (result, document) = try mapAndKeepDocument(response, options: options, keepDocument: !keyPaths.isEmpty)
         return (result, document.map { values(at: keyPaths, in: $0, response: response) } ?? keyPaths.map { _ in nil })
     }
 

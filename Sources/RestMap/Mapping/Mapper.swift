@@ -40,12 +40,13 @@ public struct Mapper: Sendable {
     /// - Throws: `MappingFailure` when the body is malformed, nothing was mappable, the response
     ///   is an error response, or (`strict`) any record failed.
     public func map(_ response: Response, options: MappingOptions = .init()) throws(MappingFailure) -> MappingResult {
-        try mapAndKeepDocument(response, options: options).result
+        try mapAndKeepDocument(response, options: options, keepDocument: false).result
     }
 
-    /// Maps a response and also returns the document it parsed (`nil` for an empty body), so a
+    /// Maps a response and also returns the document it parsed (`nil` for an empty body, and
+    /// unless `keepDocument` for a body mapped on several threads, which parse it in parts), so a
     /// dry run can walk the same (decoded) document instead of parsing the body again.
-    func mapAndKeepDocument(_ response: Response, options: MappingOptions) throws(MappingFailure)
+    func mapAndKeepDocument(_ response: Response, options: MappingOptions, keepDocument: Bool = true) throws(MappingFailure)
         -> (result: MappingResult, document: JSONDocument?) {
         let path = matchedPath(of: response)
         let matched = matchingDescriptors(method: response.method, path: path, status: response.status)
@@ -57,9 +58,20 @@ public struct Mapper: Sendable {
             if isError { throw .unprocessableErrorResponse(status: response.status, body: response.body) }
             return (MappingResult(keyPaths: [], records: [], errors: [], routingParameters: parameters, graph: nil), nil)
         }
-        let document = try parse(response)
         let metadata = Metadata(request: response, schema: plan.schema,
                                 routeName: routeName(method: response.method, path: path), routingParameters: parameters)
+        if !keepDocument, options.jobs > 1, !isError, matched.count == 1, nonJSONMediaType(of: response) == nil,
+           let descriptor = matched.first?.descriptor, descriptor.keyPath == nil, descriptor.keyedBy.isEmpty,
+           // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
+           let (session, roots) = mapArrayInParallel(response.body, entity: plan.entityIndex[descriptor.entity.value]!,
+                                                     metadata: metadata, jobs: options.jobs) {
+            if options.strict, !session.errors.isEmpty { throw .invalidRecords(session.errors) }
+            let graph = RecordGraph(plan: plan, records: session.records)
+            let records = roots.map { Record(graph: graph, index: $0) }
+            return (MappingResult(keyPaths: [("", records)], records: records, errors: session.errors,
+                                  routingParameters: parameters, graph: graph), nil)
+        }
+        let document = try parse(response)
         let session = MappingSession(plan: plan, root: document.root, metadata: metadata)
 
         if isError {

@@ -385,7 +385,7 @@ final class MappingSession {
         }
     }
 
-    private func assign(_ related: [Int], to record: Int, slot: Int, policy: AssignmentPolicy) {
+    func assign(_ related: [Int], to record: Int, slot: Int, policy: AssignmentPolicy) {
         switch policy {
         case .set, .replace:
             records[record].relations[slot] = related

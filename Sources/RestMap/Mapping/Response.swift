@@ -72,8 +72,13 @@ public struct Response: Sendable {
 public struct MappingOptions: Sendable {
     /// Fail the whole mapping when any record fails (instead of reporting it and going on).
     public var strict: Bool
+    /// Threads that map a large body (1 MB or more) that is one array of a descriptor's
+    /// representations. The result is the same with any number: records, their order, identity
+    /// merges and errors (see Docs/Pipelines.md for which schemas split).
+    public var jobs: Int
 
-    public init(strict: Bool = false) {
+    public init(strict: Bool = false, jobs: Int = 1) {
         self.strict = strict
+        self.jobs = max(jobs, 1)
     }
 }

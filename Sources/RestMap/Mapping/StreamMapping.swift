@@ -184,7 +184,7 @@ extension Mapper {
     }
 
     /// Refuses entities reaching `connect` or `@root`, which need the whole document.
-    private func checkStreamable(_ entity: Int) throws(StreamingFailure) {
+    func checkStreamable(_ entity: Int) throws(StreamingFailure) {
         var pending = [entity]
         var seen: Set<Int> = [entity]
         while let index = pending.popLast() {

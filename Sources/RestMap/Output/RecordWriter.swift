@@ -95,7 +95,7 @@ public enum RecordWriter {
     private static let referenceKey = JSONWriter.encoded("$ref")
 
     /// Writes a record; `path` holds the records being written around it (a short stack).
-    private static func write(_ record: Record, to writer: inout JSONWriter, path: inout [Int]) {
+    static func write(_ record: Record, to writer: inout JSONWriter, path: inout [Int]) {
         // The record's data and plan are read once: each `Record` accessor looks them up again.
         let data = record.data
         let plan = record.graph.plan.entities[data.entity]
