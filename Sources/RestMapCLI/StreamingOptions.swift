@@ -19,7 +19,7 @@ struct StreamingOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("With --input ndjson: each line is one representation of this entity.", valueName: "entity"))
     var entity: String?
 
-    @Option(name: .long, help: "Batches mapped in parallel when streaming (default: the number of cores); output keeps input order.")
+    @Option(name: .long, help: "Threads that map a large array or NDJSON (default: the number of cores); records and their order are what one thread gives.")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Flag(name: .long, help: "With --input ndjson --format ndjson: reload the schema file when it changes (a version with errors is reported and not used).")
