@@ -50,6 +50,23 @@ struct StreamCommandTests {
         }
     }
 
+    @Test("A body of more than 1 MB that is one array maps on several threads (--jobs) to the bytes one thread prints")
+    func wholeBodyOnSeveralThreads() throws {
+        let folder = try folder(count: 25_000)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("body.json").path)[.size] as? Int
+        #expect((size ?? 0) > 1 << 20)
+        for format in ["json", "ndjson"] {
+            let base = ["map", "--schema", "schema.yaml", "--path", "/repos", "--format", format]
+            let one = try CLI.run(base + ["--jobs", "1", "body.json"], in: folder)
+            #expect(one.status == 0, "\(one.errors)")
+            #expect(one.output.split(separator: "\n").count == (format == "json" ? 1 : 25_000))
+            let three = try CLI.run(base + ["--jobs", "3", "body.json"], in: folder)
+            #expect(three.status == 0, "\(three.errors)")
+            #expect(three.output == one.output)
+        }
+    }
+
     @Test("A bad NDJSON line on standard input is reported by line number; the other lines print; exit status 1")
     func badLine() throws {
         let folder = try folder(count: 1)
