@@ -63,16 +63,19 @@ if [[ " $PARTS " == *" speed "* ]]; then
     # The peers must agree on the records before they are timed.
     "$RESTMAP" map --schema "$SCHEMA" "$ARRAY" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)), "records")'
     restmap_whole=$(seconds "$RESTMAP" map --schema "$SCHEMA" "$ARRAY")
+    restmap_one=$(seconds "$RESTMAP" map --schema "$SCHEMA" --jobs 1 "$ARRAY")
     restmap_stream=$(seconds "$RESTMAP" map --schema "$SCHEMA" --stream --jobs 1 "$ARRAY")
     codable=$(seconds "$BIN/CodablePeer" "$ARRAY")
     jq_time=$(seconds jq -c -f Benchmarks/Pipeline/peer.jq "$ARRAY")
     orjson=$(seconds python3 Benchmarks/Pipeline/peer_orjson.py "$ARRAY")
     echo "== end to end, $SIZE_MB MB array, median of $ROUNDS runs (${METRIC:-wall} seconds; ratio = peer time / restmap time)"
-    echo "restmap map (whole body)        $restmap_whole"
-    echo "restmap map --stream --jobs 1   $restmap_stream"
-    echo "JSONDecoder+Codable+JSONEncoder $codable   whole: $(ratio "$codable" "$restmap_whole")x  stream: $(ratio "$codable" "$restmap_stream")x"
-    echo "jq $(jq --version)                  $jq_time   whole: $(ratio "$jq_time" "$restmap_whole")x  stream: $(ratio "$jq_time" "$restmap_stream")x"
-    echo "Python+orjson                   $orjson   whole: $(ratio "$orjson" "$restmap_whole")x  stream: $(ratio "$orjson" "$restmap_stream")x"
+    echo "restmap map (whole body, --jobs $(nproc), the default)  $restmap_whole"
+    echo "restmap map --jobs 1                        $restmap_one"
+    echo "restmap map --stream --jobs 1               $restmap_stream"
+    for peer in "JSONDecoder+Codable+JSONEncoder $codable" "jq-$(jq --version | tr -d 'jq-') $jq_time" "Python+orjson $orjson"; do
+        set -- $peer
+        echo "$1 $2   whole: $(ratio "$2" "$restmap_whole")x  whole --jobs 1: $(ratio "$2" "$restmap_one")x  stream --jobs 1: $(ratio "$2" "$restmap_stream")x"
+    done
 fi
 
 if [[ " $PARTS " == *" jobs "* ]]; then
