@@ -129,6 +129,17 @@ public struct JSONElementStream<Source: JSONByteSource> {
         self.buffer = [UInt8](repeating: 0, count: max(bufferSize, 64))
     }
 
+    /// Splits bytes already in memory, reading them in place instead of copying them into a read
+    /// buffer piece by piece.
+    public init(bytes: [UInt8], layout: JSONStreamLayout) where Source == InMemorySource {
+        self.source = InMemorySource([])
+        self.layout = layout
+        // Never empty, so the scans always have a base address; nothing is read past `filled`.
+        self.buffer = bytes.isEmpty ? [0] : bytes
+        self.filled = bytes.count
+        self.atEnd = true
+    }
+
     /// The next elements, about `targetBytes` of them; `nil` once the stream is over.
     public mutating func nextBatch(targetBytes: Int = 1 << 20) throws(JSONStreamError) -> JSONElementBatch? {
         var batch = JSONElementBatch(bytes: [UInt8(ascii: "[")], ranges: [], firstIndex: nextIndex, lines: [])

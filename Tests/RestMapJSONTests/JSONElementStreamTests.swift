@@ -4,9 +4,23 @@ import Testing
 /// The stream splitter: elements of an array or lines, across buffer refills.
 @Suite("JSON element stream")
 struct JSONElementStreamTests {
-    /// Every element's text, reading through a small buffer so elements straddle refills.
+    /// Every element's text, reading through a small buffer so elements straddle refills. The
+    /// same text split in place (`init(bytes:layout:)`) gives the same elements or the same error.
     func elements(_ text: String, layout: JSONStreamLayout, bufferSize: Int = 64) throws(JSONStreamError) -> [String] {
-        var stream = JSONElementStream(source: InMemorySource(Array(text.utf8)), layout: layout, bufferSize: bufferSize)
+        let streamed = Result { () throws(JSONStreamError) in
+            try split(JSONElementStream(source: InMemorySource(Array(text.utf8)), layout: layout, bufferSize: bufferSize))
+        }
+        let inPlace = Result { () throws(JSONStreamError) in try split(JSONElementStream(bytes: Array(text.utf8), layout: layout)) }
+        switch (streamed, inPlace) {
+        case (.success(let a), .success(let b)): #expect(a == b)
+        case (.failure(let a), .failure(let b)): #expect(a.description == b.description)
+        default: Issue.record("in place: \(inPlace), streamed: \(streamed)")
+        }
+        return try streamed.get()
+    }
+
+    func split<Source>(_ stream: JSONElementStream<Source>) throws(JSONStreamError) -> [String] {
+        var stream = stream
         var found: [String] = []
         while let batch = try stream.nextBatch(targetBytes: 100) {
             found += batch.ranges.map { String(decoding: batch.bytes[$0], as: UTF8.self) }
@@ -21,6 +35,7 @@ struct JSONElementStreamTests {
         let text = " [ " + items.joined(separator: " ,\n") + " ] \n"
         #expect(try elements(text, layout: .array(keys: [])) == items)
         #expect(try elements("[]", layout: .array(keys: [])).isEmpty)
+        #expect(throws: JSONStreamError.self) { try elements("", layout: .array(keys: [])) }
     }
 
     @Test("The array at a key path; other members, escaped keys and what follows are skipped but checked")
@@ -52,5 +67,9 @@ struct JSONElementStreamTests {
         }
         #expect(found.map(\.0) == [#"{"a": 1}"#, "[2]", String(repeating: " ", count: 100) + "3"])
         #expect(found.map(\.1) == [1, 4, 5])
+        var inPlace = JSONElementStream(bytes: Array(text.utf8), layout: .lines)
+        var lines: [Int] = []
+        while let batch = try inPlace.nextBatch(targetBytes: 10) { lines += batch.lines }
+        #expect(lines == [1, 4, 5])
     }
 }

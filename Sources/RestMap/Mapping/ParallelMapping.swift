@@ -24,7 +24,7 @@ extension Mapper {
         let pipeline = BatchPipeline(workers: workers) { worker, batch in
             worker.mapElements(of: batch, entity: entity, metadata: metadata)
         }
-        var stream = JSONElementStream(source: InMemorySource(body), layout: .array(keys: []))
+        var stream = JSONElementStream(bytes: body, layout: .array(keys: []))
         var session: MappingSession?
         var roots: [Int] = []
         var malformed = false
