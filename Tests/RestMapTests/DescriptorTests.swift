@@ -1,5 +1,6 @@
 import Foundation
 import RestMap
+import RestMapSchema
 import Testing
 
 @Suite struct DescriptorTests {
@@ -30,6 +31,16 @@ import Testing
         #expect(result.keyPaths.map(\.keyPath) == ["articles", "meta"])
         #expect(result["articles"].map(\.entity) == ["Article"])   // exact method beats ANY
         #expect(result.records.map(\.entity) == ["Article", "Meta"])
+    }
+
+    @Test("Key paths read beside a mapping (a page count, a token) see the same @metadata as the mapping: the parameters the path extracts too")
+    func extractedValuesSeeTheRoutingParameters() throws {
+        let paths = try ["@metadata.routing.parameters.id", "title"].map { try RestMapSchema.KeyPath.parse($0) }
+        let response = Response(path: "/api/v1/articles/9", body: #"{"id": 9, "title": "nine"}"#)
+        let (result, values) = try mapper.map(response, extracting: paths)
+        #expect(result.routingParameters["id"] == "9")
+        #expect(values == [.string("9"), .string("nine")])
+        #expect(try mapper.values(at: paths, in: response) == [.string("9"), .string("nine")])
     }
 
     @Test func pathPatternsStatusAndMethodSelect() throws {

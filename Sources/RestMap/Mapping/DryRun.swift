@@ -56,7 +56,7 @@ extension Mapper {
             let found: Resolved
             if let keyPath = descriptor.keyPath {
                 let scope = EvaluationScope(representations: [document.root], root: document.root,
-                                            metadata: Metadata(request: response, schema: plan.schema, routeName: nil, routingParameters: [:]),
+                                            metadata: metadata(of: response),
                                             collectionIndex: nil, rootKeyPath: keyPath.text)
                 found = KeyPathEvaluator.evaluate(keyPath, from: document.root, scope: scope)
             } else {

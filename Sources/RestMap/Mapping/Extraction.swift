@@ -20,7 +20,7 @@ extension Mapper {
         guard !keyPaths.isEmpty else { return [] }
         let scope = EvaluationScope(
             representations: [document.root], root: document.root,
-            metadata: Metadata(request: response, schema: plan.schema, routeName: nil, routingParameters: response.parameters),
+            metadata: metadata(of: response),
             collectionIndex: nil, rootKeyPath: "")
         return keyPaths.map { path in
             let value = KeyPathEvaluator.evaluate(path, in: scope).value

@@ -50,16 +50,14 @@ public struct Mapper: Sendable {
         -> (result: MappingResult, document: JSONDocument?) {
         let path = matchedPath(of: response)
         let matched = matchingDescriptors(method: response.method, path: path, status: response.status)
-        var parameters = response.parameters
-        for (_, extracted) in matched { parameters.merge(extracted) { given, _ in given } }
+        let parameters = routingParameters(of: response, matched: matched)
+        let metadata = self.metadata(of: response, path: path, matched: matched)
         let isError = response.status >= 400
 
         if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             if isError { throw .unprocessableErrorResponse(status: response.status, body: response.body) }
             return (MappingResult(keyPaths: [], records: [], errors: [], routingParameters: parameters, graph: nil), nil)
         }
-        let metadata = Metadata(request: response, schema: plan.schema,
-                                routeName: routeName(method: response.method, path: path), routingParameters: parameters)
         if !keepDocument, options.jobs > 1, !isError, matched.count == 1, nonJSONMediaType(of: response) == nil,
            let descriptor = matched.first?.descriptor, descriptor.keyPath == nil, descriptor.keyedBy.isEmpty,
            // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
@@ -212,6 +210,23 @@ public struct Mapper: Sendable {
             chosen[key] = (position, specificity, parameters)
         }
         return chosen.values.sorted { $0.position < $1.position }.map { (plan.schema.responses[$0.position], $0.parameters) }
+    }
+
+    /// The metadata a response maps with (`@metadata`): its request and response, the route its
+    /// path matches, and its routing parameters.
+    func metadata(of response: Response, path: String? = nil,
+                  matched: [(descriptor: ResponseDescriptor, parameters: [String: String])]? = nil) -> Metadata {
+        let path = path ?? matchedPath(of: response)
+        let matched = matched ?? matchingDescriptors(method: response.method, path: path, status: response.status)
+        return Metadata(request: response, schema: plan.schema, routeName: routeName(method: response.method, path: path),
+                        routingParameters: routingParameters(of: response, matched: matched))
+    }
+
+    /// The given parameters, then those the matched descriptors' path patterns extract.
+    func routingParameters(of response: Response, matched: [(descriptor: ResponseDescriptor, parameters: [String: String])]) -> [String: String] {
+        var parameters = response.parameters
+        for (_, extracted) in matched { parameters.merge(extracted) { given, _ in given } }
+        return parameters
     }
 
     func routeName(method: String, path: String) -> String? {

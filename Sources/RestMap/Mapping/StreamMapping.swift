@@ -149,16 +149,14 @@ extension Mapper {
                 throw .needsWholeDocument("the schema defines no entity named '\(name)'")
             }
             try checkStreamable(entity)
-            let metadata = Metadata(request: request, schema: plan.schema, routeName: routeName(method: request.method, path: path),
-                                    routingParameters: request.parameters)
-            return StreamTarget(layout: .lines, entity: entity, keyPath: "", metadata: metadata)
+            return StreamTarget(layout: .lines, entity: entity, keyPath: "", metadata: metadata(of: request, path: path))
         case .array:
             if request.status >= 400 { throw .needsWholeDocument("error responses (status \(request.status)) map the whole body") }
             if let mediaType = nonJSONMediaType(of: request) {
                 throw .needsWholeDocument("only JSON bodies stream; the body is \(mediaType)")
             }
             let matched = matchingDescriptors(method: request.method, path: path, status: request.status)
-            guard let (descriptor, extracted) = matched.first else {
+            guard let descriptor = matched.first?.descriptor else {
                 throw .mapping(.noResponseDescriptor(method: request.method, path: path, status: request.status))
             }
             if matched.count > 1 {
@@ -176,10 +174,8 @@ extension Mapper {
             // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
             let entity = plan.entityIndex[descriptor.entity.value]!
             try checkStreamable(entity)
-            var parameters = request.parameters
-            parameters.merge(extracted) { given, _ in given }
-            let metadata = Metadata(request: request, schema: plan.schema, routeName: routeName(method: request.method, path: path), routingParameters: parameters)
-            return StreamTarget(layout: .array(keys: keys), entity: entity, keyPath: descriptor.keyPath?.text ?? "", metadata: metadata)
+            return StreamTarget(layout: .array(keys: keys), entity: entity, keyPath: descriptor.keyPath?.text ?? "",
+                                metadata: metadata(of: request, path: path, matched: matched))
         }
     }
 
