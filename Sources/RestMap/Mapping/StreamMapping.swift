@@ -27,10 +27,10 @@ public struct StreamOptions: Sendable {
     public var input: StreamInput
     /// Render records into `StreamedBatch.output`; `nil` leaves rendering to the caller.
     public var format: StreamOutputFormat?
-    /// Batches mapped at once on separate threads; output keeps input order.
+    /// Threads that map batches side by side; output keeps input order.
     public var jobs: Int
-    /// About how many input bytes one batch holds, with one job; with several, a round maps
-    /// `2 × jobs` batches of half this size (memory is bounded by `jobs × batchBytes` of input).
+    /// About how many input bytes one batch holds, with one job; with several, up to `2 × jobs`
+    /// batches of half this size are in flight (memory is bounded by `jobs × batchBytes` of input).
     public var batchBytes: Int
 
     public init(input: StreamInput, format: StreamOutputFormat? = nil, jobs: Int = 1, batchBytes: Int = 1 << 20) {
