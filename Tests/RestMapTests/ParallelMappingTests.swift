@@ -1,5 +1,6 @@
 import Foundation
 @testable import RestMap
+import RestMapJSON
 import Testing
 
 /// A large array mapped on several threads gives what one thread gives: the same records in the
@@ -114,5 +115,53 @@ struct ParallelMappingTests {
         #expect(clearing.mapArrayInParallel(Self.body(), entity: 0, metadata: metadata, jobs: 2) == nil)
         // Small bodies are not worth the threads.
         #expect(mapper.mapArrayInParallel(Self.body(Array(Self.elements().prefix(100))), entity: 0, metadata: metadata, jobs: 2) == nil)
+    }
+}
+
+/// Cutting an array of objects at `},{` without scanning it first: a cut inside a string or a
+/// nested array is caught by parsing, so the parts, when there are any, are the elements exactly.
+@Suite("Cutting an array into parts")
+struct ParsedPartsTests {
+    /// Elements whose strings and nested arrays are full of `},{`, so many candidate cuts are wrong.
+    static let tricky: [String] = (0..<60).map { index in
+        switch index % 4 {
+        case 0: return #"{"s": "},{", "n": \#(index)}"#
+        case 1: return #"{"a": [{"x": 1},{"y": "\"},{\""}], "n": \#(index)}"#
+        case 2: return #"{"e": "\\"}, {"n": \#(index)}"#
+        default: return #"{"n": \#(index), "deep": [[{"k": 1}, {"k": 2}], {"z": "},{"}]}"#
+        }
+    }
+
+    @Test("Whenever the parts parse, they hold the array's elements in order, for any number of parts")
+    func partsAreTheElements() throws {
+        let body = Array(("[" + Self.tricky.joined(separator: ",") + "]").utf8)
+        let expected = try JSONDocument(bytes: body).root.elements.map { Value(json: $0) }
+        var cutSomewhere = false, caughtAWrongCut = false
+        for count in 2...40 {
+            guard let parts = ParsedParts(body, count: count) else {
+                caughtAWrongCut = true
+                continue
+            }
+            cutSomewhere = true
+            let nodes = parts.flatMap(\.nodes)
+            #expect(nodes.map { Value(json: $0) } == expected, "\(count) parts")
+            var index = 0
+            for part in parts {
+                #expect(part.firstIndex == index)
+                index += part.nodes.count
+            }
+        }
+        #expect(cutSomewhere)
+        #expect(caughtAWrongCut)
+    }
+
+    @Test("No parts for what is not an array of objects, or not valid JSON")
+    func noParts() throws {
+        #expect(ParsedParts(Array("[1, 2, 3, 4]".utf8), count: 2) == nil)
+        #expect(ParsedParts(Array(#"{"a": [{"x": 1},{"y": 2}]}"#.utf8), count: 2) == nil)
+        #expect(ParsedParts(Array(#"[{"x": 1},{"y": 2}] x"#.utf8), count: 2) == nil)
+        #expect(ParsedParts(Array(#"[{"x": 1},{"y": 2},]"#.utf8), count: 2) == nil)
+        #expect(ParsedParts(Array(#"[{"x": 1},,{"y": 2}]"#.utf8), count: 3) == nil)
+        #expect(ParsedParts(Array(#" [{"x": 1} , {"y": 2}] "#.utf8), count: 2).map { $0.flatMap(\.nodes).count } == 2)
     }
 }

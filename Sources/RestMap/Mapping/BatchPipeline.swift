@@ -1,24 +1,24 @@
 import Foundation
 import RestMapJSON
 
-/// Maps the batches of a `JSONElementStream` on one thread per worker mapper while the calling
-/// thread reads the next batches and takes the mapped ones in input order.
+/// Maps batches (of a `JSONElementStream`, or parsed parts of a body) on one thread per worker
+/// mapper while the calling thread reads the next batches and takes the mapped ones in input order.
 ///
 /// Each worker has a plan of its own (`Mapper.withOwnPlan()`), so the threads never update the
 /// reference counts of one shared plan. Up to `2 × workers` batches are in flight (read and not yet
 /// taken), so a thread that finishes early takes the next batch instead of waiting for the slowest,
 /// and the bytes held stay bounded.
-final class BatchPipeline<Output: Sendable>: @unchecked Sendable {
+final class BatchPipeline<Batch: Sendable, Output: Sendable>: @unchecked Sendable {
     // Everything below `condition` is read and written only while holding it.
     private let condition = NSCondition()
-    private var queued: [(sequence: Int, batch: JSONElementBatch)] = []
+    private var queued: [(sequence: Int, batch: Batch)] = []
     private var mapped: [Int: Output] = [:]
     private var closed = false
     private var running: Int
     private let inFlightLimit: Int
 
     /// Starts one thread per worker; each turns a batch into an `Output` with `work`.
-    init(workers: [Mapper], work: @escaping @Sendable (Mapper, JSONElementBatch) -> Output) {
+    init(workers: [Mapper], work: @escaping @Sendable (Mapper, Batch) -> Output) {
         running = workers.count
         inFlightLimit = 2 * workers.count
         for worker in workers {
@@ -38,10 +38,10 @@ final class BatchPipeline<Output: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Reads the stream to its end in batches of about `batchBytes`, handing each batch's output
-    /// to `take` in input order, then stops the threads. A framing error stops reading; the
-    /// batches read before it are still taken, then it is thrown.
-    func run<Source>(_ stream: inout JSONElementStream<Source>, batchBytes: Int, take: (Output) -> Void) throws(JSONStreamError) {
+    /// Takes batches from `next` until it gives `nil`, handing each batch's output to `take` in
+    /// input order, then stops the threads. An error from `next` stops reading; the batches read
+    /// before it are still taken, then it is thrown.
+    func run(next: () throws(JSONStreamError) -> Batch?, take: (Output) -> Void) throws(JSONStreamError) {
         defer { close() }
         var read = 0, taken = 0
         var endOfInput = false
@@ -49,7 +49,7 @@ final class BatchPipeline<Output: Sendable>: @unchecked Sendable {
         while true {
             while !endOfInput, read - taken < inFlightLimit {
                 do {
-                    if let batch = try stream.nextBatch(targetBytes: batchBytes) {
+                    if let batch = try next() {
                         submit(batch, sequence: read)
                         read += 1
                     } else {
@@ -72,7 +72,7 @@ final class BatchPipeline<Output: Sendable>: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    private func submit(_ batch: JSONElementBatch, sequence: Int) {
+    private func submit(_ batch: Batch, sequence: Int) {
         condition.lock()
         queued.append((sequence, batch))
         condition.broadcast()
@@ -104,7 +104,7 @@ final class BatchPipeline<Output: Sendable>: @unchecked Sendable {
     }
 
     /// The oldest queued batch; `nil` once closed and drained.
-    private func nextQueued() -> (Int, JSONElementBatch)? {
+    private func nextQueued() -> (Int, Batch)? {
         condition.lock()
         defer { condition.unlock() }
         while queued.isEmpty {

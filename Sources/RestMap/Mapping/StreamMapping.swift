@@ -119,7 +119,8 @@ extension Mapper {
                 worker.mapBatch(batch, target: target, request: request, render: options.format)
             }
             do {
-                try pipeline.run(&stream, batchBytes: max(options.batchBytes / 2, 1)) { handle(emitter.emit($0)) }
+                let batchBytes = max(options.batchBytes / 2, 1)
+                try pipeline.run(next: { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) }) { handle(emitter.emit($0)) }
             } catch {
                 failure = .malformed(error)
             }
