@@ -206,14 +206,25 @@ struct RecordSaver: Sendable {
         }
         if case .some(let found) = stored {
             if let rowID = found {
-                // Stored: update what differs (and, modifiedBy, only when newer).
-                guard let update = try statements.update(present) else {
-                    return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten)
+                // Stored: update what differs (and, modifiedBy, only when newer); without
+                // modifiedBy the foreign keys by a statement of their own.
+                let update = try statements.update(present), updateLinks = try statements.updateLinks(present)
+                guard update != nil || updateLinks != nil else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
+                var updated = false
+                if let update {
+                    try bind(values, to: update)
+                    try update.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
+                    try update.run()
+                    updated = update.changes > 0
                 }
-                try bind(values, to: update)
-                try update.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
-                try update.run()
-                if update.changes > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
+                if let updateLinks {
+                    let links = values[sql.table.columns.count...]
+                    try bind(links, to: updateLinks)
+                    try updateLinks.bind(rowID, at: Int32(links.count { $0 != nil } + 1))
+                    try updateLinks.run()
+                    updated = updated || updateLinks.changes > 0
+                }
+                if updated { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
                 return try keptOutcome(statements, rowID: rowID, values: values, present: present, unwritten: unwritten)
             }
             // Not stored: a plain insert, unless an earlier record of this save had the same identity.
@@ -234,7 +245,7 @@ struct RecordSaver: Sendable {
     }
 
     /// Binds the present values to `?1…?n`.
-    private func bind(_ values: [ColumnCoding.Stored?], to statement: DirectStatement) throws {
+    private func bind(_ values: some Collection<ColumnCoding.Stored?>, to statement: DirectStatement) throws {
         var index: Int32 = 1
         for case let value? in values {
             try statement.bind(value, at: index)

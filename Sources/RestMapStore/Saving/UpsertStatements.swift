@@ -8,11 +8,11 @@ final class UpsertStatements {
     let sql: TableSQL
     private let db: Database
     private var select: DirectStatement?
-    private var allSlots: [DirectStatement?] = [nil, nil, nil, nil]
+    private var allSlots = [DirectStatement?](repeating: nil, count: Kind.allCases.count)
     private var someSlots: [[Int]: [DirectStatement?]] = [:]
 
-    private enum Kind: Int {
-        case insert, upsert, update, differs
+    private enum Kind: Int, CaseIterable {
+        case insert, upsert, update, updateLinks, differs
     }
 
     init(_ sql: TableSQL, _ db: Database) {
@@ -21,9 +21,14 @@ final class UpsertStatements {
     }
 
     /// The row ids of the records whose identity is stored already, by position in `records`
-    /// (`nil`: not stored, or not identified), in one query when the table has a single INTEGER
-    /// or TEXT identity column; `nil` otherwise (each record is then upserted).
+    /// (`nil`: not stored, or not identified): none when the table is empty (a fresh store), else
+    /// found in one query when the table has a single INTEGER or TEXT identity column; `nil`
+    /// otherwise (each record is then upserted).
     func storedRowIDs(of records: [RestMap.Record]) throws -> [Int64?]? {
+        guard !sql.identity.isEmpty else { return nil }
+        if try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(StoreSQL.quote(sql.table.entity)))")! {
+            return [Int64?](repeating: nil, count: records.count)
+        }
         guard let query = sql.selectByIdentities else { return nil }
         let slot = sql.identity[0], kind = sql.kinds[slot]
         var identities = JSONWriter()
@@ -63,6 +68,12 @@ final class UpsertStatements {
         guard sql.update(slots ?? Array(sql.columns.indices)) != nil else { return nil }
         return try compiled(.update, slots)
     }
+    /// `TableSQL.updateLinks(slots)`; `nil` when it assigns nothing.
+    func updateLinks(_ slots: [Int]?) throws -> DirectStatement? {
+        if let statement = cached(.updateLinks, slots) { return statement }
+        guard sql.updateLinks(slots ?? Array(sql.columns.indices)) != nil else { return nil }
+        return try compiled(.updateLinks, slots)
+    }
     /// `TableSQL.differs(slots)`.
     func differs(_ slots: [Int]?) throws -> DirectStatement { try compiled(.differs, slots) }
 
@@ -77,11 +88,12 @@ final class UpsertStatements {
         case .insert: sql.insert(chosen)
         case .upsert: sql.upsert(chosen)
         case .update: sql.update(chosen) ?? ""
+        case .updateLinks: sql.updateLinks(chosen) ?? ""
         case .differs: sql.differs(chosen)
         }
         let statement = try DirectStatement(text, db)
         if let slots {
-            someSlots[slots, default: [nil, nil, nil, nil]][kind.rawValue] = statement
+            someSlots[slots, default: [DirectStatement?](repeating: nil, count: Kind.allCases.count)][kind.rawValue] = statement
         } else {
             allSlots[kind.rawValue] = statement
         }
