@@ -75,10 +75,14 @@ struct RecordSaver: Sendable {
                     values.append(value.map { ColumnCoding.stored($0, kind: kind) })
                 }
                 for name in sql.linkColumns {
-                    let field = record[name]
-                    if field.isAbsent {
-                        values.append(nil)
-                    } else if let target = field.records.first {
+                    let target: Record?
+                    switch record[name] {
+                    case .absent: values.append(nil); continue
+                    case .record(let record): target = record
+                    case .records(let records): target = records.first
+                    case .value: target = nil
+                    }
+                    if let target {
                         values.append(saved[target].map { .integer($0.rowID) })   // nil: not saved yet, linked in step 2
                     } else {
                         values.append(.null)
