@@ -101,7 +101,7 @@ let mapper = try Mapper(schema: schema, plugins: plugins)
 var restMapTimes: [[Double]] = [[], []], restMapCPU: [[Double]] = [[], []]
 var pythonTimes: [[Double]] = [[], []], pythonCPU: [[Double]] = [[], []]
 var summaries: [SaveSummary] = []
-var savingShare: [[Double]] = [[], []]
+var savingShare: [[Double]] = [[], []], mappingCPU: [[Double]] = [[], []], savingCPU: [[Double]] = [[], []]
 for round in 0..<rounds {
     let path = folder.appendingPathComponent("restmap-\(round).sqlite").path
     let store = try RecordStore(path: path, mapper: mapper)
@@ -114,6 +114,8 @@ for round in 0..<rounds {
         restMapTimes[pass].append(mapping.wall + saving.wall)
         restMapCPU[pass].append(mapping.cpu + saving.cpu)
         savingShare[pass].append(saving.wall / (mapping.wall + saving.wall))
+        mappingCPU[pass].append(mapping.cpu)
+        savingCPU[pass].append(saving.cpu)
     }
     try store.close()
 
@@ -141,5 +143,6 @@ for (pass, name) in ["fresh import", "re-import (updates)"].enumerated() {
     let ours = median(restMapTimes[pass]), theirs = median(pythonTimes[pass])
     print("\(name): RestMap \(String(format: "%.1f", megabytes / ours)) MB/s, Python sqlite3+json \(String(format: "%.1f", megabytes / theirs)) MB/s, "
         + "ratio \(String(format: "%.2f", theirs / ours))x, in CPU time \(String(format: "%.2f", median(pythonCPU[pass]) / median(restMapCPU[pass])))x "
-        + "(saving is \(Int(median(savingShare[pass]) * 100))% of RestMap's time)")
+        + "(saving is \(Int(median(savingShare[pass]) * 100))% of RestMap's time; CPU ms: mapping \(Int(median(mappingCPU[pass]) * 1000)), "
+        + "saving \(Int(median(savingCPU[pass]) * 1000)), peer \(Int(median(pythonCPU[pass]) * 1000)))")
 }

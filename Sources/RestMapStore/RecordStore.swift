@@ -49,9 +49,10 @@ public final class RecordStore: Sendable {
         configuration.busyMode = .timeout(30)
         configuration.label = "RestMapStore"
         configuration.prepareDatabase { db in
-            // The writer keeps up to 64 MiB of pages: a large save then changes pages in memory
-            // and writes each to the WAL once at commit, instead of spilling and rereading them.
-            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }
+            // The writer keeps up to 32 MiB of pages (SQLite's default is 2 MB): a save of tens
+            // of thousands of records then changes its pages in memory and writes each to the
+            // WAL once, at commit, instead of spilling them mid-transaction and reading them back.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -32768") }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         let origin = StoreMigrator.Origin(schemaName: mapper.schema.name ?? "", schemaFile: mapper.schema.file, layout: layout)
