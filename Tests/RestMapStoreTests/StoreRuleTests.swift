@@ -288,9 +288,12 @@ func account(_ bank: String, _ number: Int64, balance: String = "10.50", version
         let owner = try await StoreFixture.save(store, path: "/repositories", body: body([(1, 11, 7), (2, 20, 8)]))
         #expect(owner.description == "inserted 1, updated 1, unchanged 2, deleted 0 orphans, skipped 0 not newer")
         #expect(try writes() == ["owner|1", "row|2"])
+        let cleared = try await StoreFixture.save(store, path: "/repositories", body: #"[{"id": 2, "stars": 20, "owner": null}]"#)
+        #expect(cleared.description == "inserted 0, updated 1, unchanged 0, deleted 0 orphans, skipped 0 not newer")
+        #expect(try writes() == ["owner|2", "row|3"])
         try store.close()
-        #expect(try Program.sqlite(db, "SELECT r.id, r.stars, o.id FROM Repository r JOIN Owner o ON o.rm_id = r.owner ORDER BY r.id")
-            == ["1|11|7", "2|20|8"])
+        #expect(try Program.sqlite(db, "SELECT r.id, r.stars, coalesce(o.id, 'NULL') FROM Repository r LEFT JOIN Owner o ON o.rm_id = r.owner ORDER BY r.id")
+            == ["1|11|7", "2|20|NULL"])
     }
 
     @Test func theStoreRemembersWhatEachGetPathReturned() async throws {

@@ -213,7 +213,7 @@ struct TableSQL: Sendable {
     /// The `modifiedBy` column's slot, if the entity has one.
     let version: Int?
     /// For a single INTEGER or TEXT identity column: the rows whose identity is in the JSON array
-    /// `?1`, as (array index, `rm_id`). `nil` otherwise.
+    /// `?1`, as (array index, `rm_id`, the foreign-key columns). `nil` otherwise.
     let selectByIdentities: String?
     /// `UPDATE "Entity" SET "link" = ?1 WHERE rm_id = ?2 AND "link" IS NOT ?1`, by link name.
     let updateLink: [String: String]
@@ -232,7 +232,7 @@ struct TableSQL: Sendable {
         selectByIdentity = "SELECT \(q(StoreSQL.rowID)) FROM \(name) WHERE \(condition)"
         deleteByIdentity = "DELETE FROM \(name) WHERE \(condition)"
         selectByIdentities = self.identity.count == 1 && ["INTEGER", "TEXT"].contains(table.columns[self.identity[0]].sqlType)
-            ? "SELECT j.key, t.\(q(StoreSQL.rowID)) FROM json_each(?1) AS j CROSS JOIN \(name) AS t "
+            ? "SELECT j.key, t.\(q(StoreSQL.rowID))\(linkColumns.map { ", t.\(q($0))" }.joined()) FROM json_each(?1) AS j CROSS JOIN \(name) AS t "
                 + "ON t.\(q(table.columns[self.identity[0]].name)) = j.value"
             : nil
         insertAll = columns.isEmpty ? "INSERT INTO \(name) DEFAULT VALUES"

@@ -110,12 +110,12 @@ final class DirectStatement {
         throw failure(code)
     }
 
-    /// Runs a query of two integer columns, row by row.
-    func forEachRow(_ body: (Int64, Int64) -> Void) throws {
+    /// Runs a query row by row; `body` reads the current row's columns with `integer(at:)`.
+    func forEachRow(_ body: () -> Void) throws {
         defer { finishRun() }
         while true {
             switch sqlite3_step(handle) {
-            case SQLITE_ROW: body(sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 1))
+            case SQLITE_ROW: body()
             case SQLITE_DONE: return
             case let code: throw failure(code)
             }
@@ -132,6 +132,11 @@ final class DirectStatement {
         case SQLITE_DONE: return nil
         case let code: throw failure(code)
         }
+    }
+
+    /// Column `index` (0-based) of the current row of `forEachRow` as an integer; `nil` for NULL.
+    func integer(at index: Int32) -> Int64? {
+        sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
     }
 
     private func finishRun() {

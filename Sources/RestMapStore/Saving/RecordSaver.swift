@@ -67,7 +67,7 @@ struct RecordSaver: Sendable {
             values.reserveCapacity(sql.columns.count)
             let tombstone = rules.tombstone[entity] ?? []
             var changed = false
-            var stored = try statements.storedRowIDs(of: group)
+            var stored = try statements.storedRows(of: group)
             for (position, record) in group.enumerated() {
                 values.removeAll(keepingCapacity: true)
                 // The table's columns are the entity's attributes, in schema order.
@@ -94,7 +94,8 @@ struct RecordSaver: Sendable {
                     stored = nil   // the lookup may name the deleted row: upsert the rest
                     continue
                 }
-                let row = try upsert(statements, values: values, stored: stored.map { .some($0[position]) } ?? .none)
+                let row = try upsert(statements, values: values, stored: stored.map { .some($0.rowIDs[position]) } ?? .none,
+                                     storedLinks: stored?.links(at: position))
                 saved[record] = row
                 if !row.unwrittenLinks.isEmpty { withUnwrittenLinks.insert(entity) }
                 switch row.outcome {
@@ -196,8 +197,10 @@ struct RecordSaver: Sendable {
 
     /// Finds the record by identity and updates what changed, or inserts it. `values` holds the
     /// attribute columns then the foreign-key columns; `nil` leaves a column as stored. `stored`
-    /// is what the batch lookup found (`.some(nil)`: not stored), `.none` without one.
-    private func upsert(_ statements: UpsertStatements, values: [ColumnCoding.Stored?], stored: Int64??) throws -> Saved {
+    /// is what the batch lookup found (`.some(nil)`: not stored), `.none` without one;
+    /// `storedLinks` the stored row's foreign keys when the lookup read them.
+    private func upsert(_ statements: UpsertStatements, values: [ColumnCoding.Stored?], stored: Int64??,
+                        storedLinks: ArraySlice<Int64?>?) throws -> Saved {
         let sql = statements.sql
         let present = values.contains { $0 == nil } ? values.indices.filter { values[$0] != nil } : nil
         let unwritten = present == nil ? [] : sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
@@ -221,7 +224,7 @@ struct RecordSaver: Sendable {
                     try update.run()
                     updated = update.changes > 0
                 }
-                if let updateLinks {
+                if let updateLinks, linksDiffer(values[sql.table.columns.count...], from: storedLinks) {
                     let links = values[sql.table.columns.count...]
                     try bind(links, to: updateLinks)
                     try updateLinks.bind(rowID, at: Int32(links.count { $0 != nil } + 1))
@@ -246,6 +249,22 @@ struct RecordSaver: Sendable {
         guard let rowID = try select.run() else { throw StoreError("\(sql.table.entity): the row an upsert found is missing") }
         if updated { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
         return try keptOutcome(statements, rowID: rowID, values: values, present: present, unwritten: unwritten)
+    }
+
+    /// Whether a present foreign-key value differs from the stored one (`true` when the stored
+    /// ones were not read). The lookup's values stay current through step 1: it names each
+    /// stored row once, since a mapping result merges records of equal identity.
+    private func linksDiffer(_ links: ArraySlice<ColumnCoding.Stored?>, from stored: ArraySlice<Int64?>?) -> Bool {
+        guard let stored else { return true }
+        for (value, storedRowID) in zip(links, stored) {
+            switch value {
+            case nil: continue
+            case .integer(let rowID)?: if storedRowID != rowID { return true }
+            case .null?: if storedRowID != nil { return true }
+            default: return true
+            }
+        }
+        return false
     }
 
     /// Binds the present values to `?1…?n`.

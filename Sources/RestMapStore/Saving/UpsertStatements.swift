@@ -20,14 +20,28 @@ final class UpsertStatements {
         self.db = db
     }
 
-    /// The row ids of the records whose identity is stored already, by position in `records`
-    /// (`nil`: not stored, or not identified): none when the table is empty (a fresh store), else
-    /// found in one query when the table has a single INTEGER or TEXT identity column; `nil`
-    /// otherwise (each record is then upserted).
-    func storedRowIDs(of records: [RestMap.Record]) throws -> [Int64?]? {
+    /// What the batch lookup found of one table's records, by position in the save's group.
+    struct StoredRows {
+        /// The row id of each record stored already (`nil`: not stored, or not identified).
+        var rowIDs: [Int64?]
+        /// The stored foreign-key columns of each record, `linkCount` per record (`nil`: NULL);
+        /// empty when the lookup did not read them.
+        var links: [Int64?] = []
+        var linkCount = 0
+
+        /// The stored foreign keys of the record at `position`, or `nil` when not read.
+        func links(at position: Int) -> ArraySlice<Int64?>? {
+            links.isEmpty || rowIDs[position] == nil ? nil : links[position * linkCount ..< (position + 1) * linkCount]
+        }
+    }
+
+    /// The records whose identity is stored already: none when the table is empty (a fresh
+    /// store), else found in one query (with their foreign keys) when the table has a single
+    /// INTEGER or TEXT identity column; `nil` otherwise (each record is then upserted).
+    func storedRows(of records: [RestMap.Record]) throws -> StoredRows? {
         guard !sql.identity.isEmpty else { return nil }
         if try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(StoreSQL.quote(sql.table.entity)))")! {
-            return [Int64?](repeating: nil, count: records.count)
+            return StoredRows(rowIDs: [Int64?](repeating: nil, count: records.count))
         }
         guard let query = sql.selectByIdentities else { return nil }
         let slot = sql.identity[0], kind = sql.kinds[slot]
@@ -43,10 +57,16 @@ final class UpsertStatements {
             positions.append(position)
         }
         identities.endArray()
-        var stored = [Int64?](repeating: nil, count: records.count)
+        let linkCount = sql.linkColumns.count
+        var stored = StoredRows(rowIDs: [Int64?](repeating: nil, count: records.count),
+                                links: [Int64?](repeating: nil, count: records.count * linkCount), linkCount: linkCount)
         let statement = try DirectStatement(query, db)
         try statement.bind(.text(identities.string), at: 1)
-        try statement.forEachRow { index, rowID in stored[positions[Int(index)]] = rowID }
+        try statement.forEachRow {
+            let position = positions[Int(statement.integer(at: 0)!)]
+            stored.rowIDs[position] = statement.integer(at: 1)
+            for link in 0..<linkCount { stored.links[position * linkCount + link] = statement.integer(at: Int32(2 + link)) }
+        }
         return stored
     }
 
