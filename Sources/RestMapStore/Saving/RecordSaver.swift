@@ -224,8 +224,8 @@ struct RecordSaver: Sendable {
                     try update.run()
                     updated = update.changes > 0
                 }
-                if let updateLinks, linksDiffer(values[sql.table.columns.count...], from: storedLinks) {
-                    let links = values[sql.table.columns.count...]
+                let links = values[sql.table.columns.count...]
+                if let updateLinks, linksDiffer(links, from: storedLinks) {
                     try bind(links, to: updateLinks)
                     try updateLinks.bind(rowID, at: Int32(links.count { $0 != nil } + 1))
                     try updateLinks.run()
