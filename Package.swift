@@ -11,6 +11,7 @@ import PackageDescription
 //   RestMap            the interpreter: plan, key paths, records, requests, routes
 //   RestMapClient      the REST client: requests, auth, pagination, retries, caching (async-http-client)
 //   RestMapStore       the SQLite store: tables from the schema, upserts, search (GRDB)
+//   CRestMapSQLite     process-wide SQLite settings Swift cannot call (variadic sqlite3_config)
 //   RestMapAuthoring   schema inference from samples (`restmap init`), schema tests (`restmap test`)
 //   RestMapLSP         the language server of schema files (`restmap lsp`)
 //   restmap            the command-line tool
@@ -76,9 +77,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(name: "CRestMapSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "RestMapStore",
-            dependencies: ["RestMap", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: ["RestMap", "CRestMapSQLite", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .executableTarget(

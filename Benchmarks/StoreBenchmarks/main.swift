@@ -9,7 +9,8 @@ import BenchmarkData
 // Imports the ~20 MB GitHub-like array of RestMapBenchmarks (19k repositories with nested owners)
 // into a fresh store, then re-imports it with every repository's stars changed (updates), and
 // does the same in the same run with a Python sqlite3 + json peer doing the same upserts into the
-// same tables. Prints the ratios. Run: swift run -c release StoreBenchmarks [MEGABYTES]
+// same tables. Prints the ratios of wall-clock throughput and of CPU time (steadier while other
+// processes share the cores). Run: swift run -c release StoreBenchmarks [MEGABYTES]
 
 let megabytesWanted = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20
 let rounds = 5
@@ -17,7 +18,7 @@ let rounds = 5
 /// The peer: Python's json and sqlite3, the same tables (as RestMapStore creates them) and the
 /// same upserts by identity, one transaction per document, with the durability RestMapStore's
 /// connection has (WAL, `synchronous=NORMAL`, which GRDB sets; Python's default would sync the
-/// WAL at every commit). Prints its own seconds per document.
+/// WAL at every commit). Prints its own wall-clock and CPU seconds per document.
 let pythonPeer = #"""
 import json, sqlite3, sys, time
 from datetime import datetime
@@ -40,7 +41,7 @@ def instant(text):
 for path in files:
     with open(path, "rb") as f:
         body = f.read()
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     repositories = json.loads(body)
     db.execute("BEGIN IMMEDIATE")
     owners = {}
@@ -63,14 +64,20 @@ for path in files:
         pushedAt = excluded.pushedAt, stars = excluded.stars, language = excluded.language, forks = excluded.forks,
         owner = excluded.owner""", rows)
     db.execute("COMMIT")
-    print(time.perf_counter() - start, len(rows))
+    print(time.perf_counter() - start, time.process_time() - start_cpu, len(rows))
 """#
 
 
-func seconds(_ body: () async throws -> Void) async rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
+/// Wall-clock and CPU seconds (of the whole process: only the measured work runs meanwhile).
+func seconds(_ body: () async throws -> Void) async rethrows -> (wall: Double, cpu: Double) {
+    func cpu() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+    let start = DispatchTime.now().uptimeNanoseconds, startCPU = cpu()
     try await body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpu() - startCPU)
 }
 
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-store-benchmark-\(getpid())")
@@ -91,10 +98,10 @@ let loaded = Schema.load(bytes: Array(schemaText.utf8), file: "benchmark.yaml")
 guard let schema = loaded.schema else { fatalError(loaded.diagnostics.map(\.description).joined(separator: "\n")) }
 let mapper = try Mapper(schema: schema, plugins: plugins)
 
-var restMapTimes: [[Double]] = [[], []]
-var pythonTimes: [[Double]] = [[], []]
+var restMapTimes: [[Double]] = [[], []], restMapCPU: [[Double]] = [[], []]
+var pythonTimes: [[Double]] = [[], []], pythonCPU: [[Double]] = [[], []]
 var summaries: [SaveSummary] = []
-var savingShare: [[Double]] = [[], []]
+var savingShare: [[Double]] = [[], []], mappingCPU: [[Double]] = [[], []], savingCPU: [[Double]] = [[], []]
 for round in 0..<rounds {
     let path = folder.appendingPathComponent("restmap-\(round).sqlite").path
     let store = try RecordStore(path: path, mapper: mapper)
@@ -104,8 +111,11 @@ for round in 0..<rounds {
         let mapping = try await seconds { result = try mapper.map(response) }
         precondition(result?.errors.isEmpty == true, "\(result?.errors.prefix(3) ?? [])")
         let saving = try await seconds { summaries.append(try await store.save(result!, of: response)) }
-        restMapTimes[pass].append(mapping + saving)
-        savingShare[pass].append(saving / (mapping + saving))
+        restMapTimes[pass].append(mapping.wall + saving.wall)
+        restMapCPU[pass].append(mapping.cpu + saving.cpu)
+        savingShare[pass].append(saving.wall / (mapping.wall + saving.wall))
+        mappingCPU[pass].append(mapping.cpu)
+        savingCPU[pass].append(saving.cpu)
     }
     try store.close()
 
@@ -119,7 +129,9 @@ for round in 0..<rounds {
     peer.waitUntilExit()
     precondition(peer.terminationStatus == 0, "the Python peer failed")
     for (pass, line) in text.split(separator: "\n").enumerated() {
-        pythonTimes[pass].append(Double(line.split(separator: " ")[0])!)
+        let fields = line.split(separator: " ")
+        pythonTimes[pass].append(Double(fields[0])!)
+        pythonCPU[pass].append(Double(fields[1])!)
     }
 }
 
@@ -130,5 +142,7 @@ print("second import: \(summaries[1])")
 for (pass, name) in ["fresh import", "re-import (updates)"].enumerated() {
     let ours = median(restMapTimes[pass]), theirs = median(pythonTimes[pass])
     print("\(name): RestMap \(String(format: "%.1f", megabytes / ours)) MB/s, Python sqlite3+json \(String(format: "%.1f", megabytes / theirs)) MB/s, "
-        + "ratio \(String(format: "%.2f", theirs / ours))x (saving is \(Int(median(savingShare[pass]) * 100))% of RestMap's time)")
+        + "ratio \(String(format: "%.2f", theirs / ours))x, in CPU time \(String(format: "%.2f", median(pythonCPU[pass]) / median(restMapCPU[pass])))x "
+        + "(saving is \(Int(median(savingShare[pass]) * 100))% of RestMap's time; CPU ms: mapping \(Int(median(mappingCPU[pass]) * 1000)), "
+        + "saving \(Int(median(savingCPU[pass]) * 1000)), peer \(Int(median(pythonCPU[pass]) * 1000)))")
 }

@@ -1,3 +1,4 @@
+import CRestMapSQLite
 import Foundation
 import GRDB
 import RestMap
@@ -43,14 +44,27 @@ public final class RecordStore: Sendable {
         layout = try StoreLayout(schema: mapper.schema, rules: rules)
         statements = Dictionary(uniqueKeysWithValues: layout.tables.map { [rules] in ($0.entity, TableSQL($0, modifiedBy: rules.modifiedBy[$0.entity])) })
         saveOrder = layout.saveOrder
+        _ = RecordStore.memoryStatisticsOff
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         configuration.label = "RestMapStore"
+        configuration.prepareDatabase { db in
+            // The writer keeps up to 32 MiB of pages (SQLite's default is 2 MB): a save of tens
+            // of thousands of records then changes its pages in memory and writes each to the
+            // WAL once, at commit, instead of spilling them mid-transaction and reading them back.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -32768") }
+        }
         pool = try DatabasePool(path: path, configuration: configuration)
         let origin = StoreMigrator.Origin(schemaName: mapper.schema.name ?? "", schemaFile: mapper.schema.file, layout: layout)
         let rebuild = rebuild, path = path
         try pool.write { db in try StoreMigrator.prepare(db, origin: origin, rebuild: rebuild, path: path) }
     }
+
+    /// Turns SQLite's memory statistics off before the process's first connection (see
+    /// `restmap_sqlite_disable_memory_statistics`): a save allocates for every row, and each
+    /// allocation would otherwise lock a global mutex. Without effect (and harmless) when SQLite
+    /// was initialized already.
+    private static let memoryStatisticsOff: Bool = restmap_sqlite_disable_memory_statistics() == 0
 
     // MARK: Saving
 

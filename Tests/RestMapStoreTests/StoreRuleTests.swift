@@ -252,6 +252,50 @@ func account(_ bank: String, _ number: Int64, balance: String = "10.50", version
         }
     }
 
+    @Test func storedRowsAreRewrittenOnlyWhereAValueChangedAndForeignKeysOnlyWhenTheyChange() async throws {
+        let db = try StoreFixture.folder().appendingPathComponent("repositories.sqlite").path
+        let store = try RecordStore(path: db, mapper: try StoreFixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              Repository:
+                identifiedBy: id
+                attributes: { id: { from: id, type: integer }, stars: { from: stars, type: integer } }
+                relationships: { owner: { from: owner, entity: Owner } }
+              Owner: { identifiedBy: id, attributes: { id: { from: id, type: integer }, login: login } }
+            responses:
+              - { path: /repositories, entity: Repository }
+            """))
+        func body(_ repositories: [(id: Int, stars: Int, owner: Int)]) -> String {
+            "[" + repositories.map { #"{"id": \#($0.id), "stars": \#($0.stars), "owner": {"id": \#($0.owner), "login": "u\#($0.owner)"}}"# }
+                .joined(separator: ",") + "]"
+        }
+        let first = try await StoreFixture.save(store, path: "/repositories", body: body([(1, 10, 7), (2, 20, 7)]))
+        #expect(first.description == "inserted 3, updated 0, unchanged 0, deleted 0 orphans, skipped 0 not newer")
+        // Count the row updates SQLite runs, and those that assign the foreign-key column at all
+        // (`UPDATE OF owner` fires whenever a statement assigns it, changed or not).
+        _ = try Program.sqlite(db, """
+            CREATE TABLE writes (kind TEXT);
+            CREATE TRIGGER row_written AFTER UPDATE ON Repository BEGIN INSERT INTO writes VALUES ('row'); END;
+            CREATE TRIGGER owner_assigned AFTER UPDATE OF owner ON Repository BEGIN INSERT INTO writes VALUES ('owner'); END;
+            """)
+        func writes() throws -> [String] { try Program.sqlite(db, "SELECT kind, count(*) FROM writes GROUP BY kind ORDER BY kind") }
+        let same = try await StoreFixture.save(store, path: "/repositories", body: body([(1, 10, 7), (2, 20, 7)]))
+        #expect(same.description == "inserted 0, updated 0, unchanged 3, deleted 0 orphans, skipped 0 not newer")
+        #expect(try writes() == [])
+        let stars = try await StoreFixture.save(store, path: "/repositories", body: body([(1, 11, 7), (2, 20, 7)]))
+        #expect(stars.description == "inserted 0, updated 1, unchanged 2, deleted 0 orphans, skipped 0 not newer")
+        #expect(try writes() == ["row|1"])
+        let owner = try await StoreFixture.save(store, path: "/repositories", body: body([(1, 11, 7), (2, 20, 8)]))
+        #expect(owner.description == "inserted 1, updated 1, unchanged 2, deleted 0 orphans, skipped 0 not newer")
+        #expect(try writes() == ["owner|1", "row|2"])
+        let cleared = try await StoreFixture.save(store, path: "/repositories", body: #"[{"id": 2, "stars": 20, "owner": null}]"#)
+        #expect(cleared.description == "inserted 0, updated 1, unchanged 0, deleted 0 orphans, skipped 0 not newer")
+        #expect(try writes() == ["owner|2", "row|3"])
+        try store.close()
+        #expect(try Program.sqlite(db, "SELECT r.id, r.stars, coalesce(o.id, 'NULL') FROM Repository r LEFT JOIN Owner o ON o.rm_id = r.owner ORDER BY r.id")
+            == ["1|11|7", "2|20|NULL"])
+    }
+
     @Test func theStoreRemembersWhatEachGetPathReturned() async throws {
         let (store, _) = try openBank()
         try await StoreFixture.save(store, path: "/banks/x/accounts", body: "[" + account("x", 2) + "," + account("x", 1) + "]")

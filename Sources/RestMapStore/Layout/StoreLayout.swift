@@ -213,7 +213,7 @@ struct TableSQL: Sendable {
     /// The `modifiedBy` column's slot, if the entity has one.
     let version: Int?
     /// For a single INTEGER or TEXT identity column: the rows whose identity is in the JSON array
-    /// `?1`, as (array index, `rm_id`). `nil` otherwise.
+    /// `?1`, as (array index, `rm_id`, the foreign-key columns). `nil` otherwise.
     let selectByIdentities: String?
     /// `UPDATE "Entity" SET "link" = ?1 WHERE rm_id = ?2 AND "link" IS NOT ?1`, by link name.
     let updateLink: [String: String]
@@ -232,7 +232,7 @@ struct TableSQL: Sendable {
         selectByIdentity = "SELECT \(q(StoreSQL.rowID)) FROM \(name) WHERE \(condition)"
         deleteByIdentity = "DELETE FROM \(name) WHERE \(condition)"
         selectByIdentities = self.identity.count == 1 && ["INTEGER", "TEXT"].contains(table.columns[self.identity[0]].sqlType)
-            ? "SELECT j.key, t.\(q(StoreSQL.rowID)) FROM json_each(?1) AS j CROSS JOIN \(name) AS t "
+            ? "SELECT j.key, t.\(q(StoreSQL.rowID))\(linkColumns.map { ", t.\(q($0))" }.joined()) FROM json_each(?1) AS j CROSS JOIN \(name) AS t "
                 + "ON t.\(q(table.columns[self.identity[0]].name)) = j.value"
             : nil
         insertAll = columns.isEmpty ? "INSERT INTO \(name) DEFAULT VALUES"
@@ -271,14 +271,30 @@ struct TableSQL: Sendable {
     /// Updates the columns at `slots` (parameters `?1…?n`) of the row `?n+1` when one of them
     /// differs and (`modifiedBy`) the version is newer, as `upsert` does; `nil` when nothing but
     /// identity is assigned (the row is then as it was).
+    ///
+    /// Without `modifiedBy`, the foreign-key columns are left to `updateLinks`: SQLite rewrites
+    /// the index entry of every column a statement assigns, and checks its foreign key, even when
+    /// the value stays the same, which a related record usually does.
     func update(_ slots: [Int]) -> String? {
-        let assigned = assigned(slots)
+        let assigned = assigned(slots).filter { version != nil || $0 < table.columns.count }
         guard !assigned.isEmpty else { return nil }
         func parameter(_ slot: Int) -> String { "?\(slots.firstIndex(of: slot)! + 1)" }
         return "UPDATE \(StoreSQL.quote(table.entity)) SET \(assigned.map { "\(columns[$0]) = \(parameter($0))" }.joined(separator: ", ")) "
             + "WHERE \(StoreSQL.quote(StoreSQL.rowID)) = ?\(slots.count + 1) "
             + "AND (\(assigned.map { "\(columns[$0]) IS NOT \(parameter($0))" }.joined(separator: " OR ")))"
             + newer(slots, value: parameter)
+    }
+
+    /// Without `modifiedBy`: updates the foreign-key columns among `slots` (parameters `?1…?k`,
+    /// in slot order) of the row `?k+1` when one of them differs; `nil` when `slots` has none
+    /// (or with `modifiedBy`, where `update` assigns them, under its version condition).
+    func updateLinks(_ slots: [Int]) -> String? {
+        let links = slots.filter { $0 >= table.columns.count }
+        guard version == nil, !links.isEmpty else { return nil }
+        let q = StoreSQL.quote
+        return "UPDATE \(q(table.entity)) SET \(links.enumerated().map { "\(columns[$1]) = ?\($0 + 1)" }.joined(separator: ", ")) "
+            + "WHERE \(q(StoreSQL.rowID)) = ?\(links.count + 1) "
+            + "AND (\(links.enumerated().map { "\(columns[$1]) IS NOT ?\($0 + 1)" }.joined(separator: " OR ")))"
     }
 
     /// With the `modifiedBy` column among `slots`: ` AND` the new version (`value(slot)`) is newer

@@ -5,12 +5,20 @@ import GRDBSQLite
 /// per-record statements of a save: values are bound straight from their stored form, without
 /// GRDB's per-call argument arrays. Lives inside one `pool.write` transaction (not `Sendable`).
 ///
+/// Text and blobs are bound without SQLite copying them (`SQLITE_STATIC`): their bytes are
+/// copied into a buffer the statement owns, which stays as it is until the run that reads them
+/// ends. Every run binds all of its statement's parameters anew, so none reads a stale one.
+///
 /// GRDB does not see these statements execute, so the saver tells its observers which tables
 /// changed (`Database.notifyChanges(in:)`).
 final class DirectStatement {
     private let handle: OpaquePointer
     private let connection: OpaquePointer
     let sql: String
+    /// The bytes of the text and blobs bound since the last run: full chunks, then the one
+    /// being filled, of which `used` bytes are taken.
+    private var chunks: [UnsafeMutableRawBufferPointer] = []
+    private var used = 0
 
     init(_ sql: String, _ db: Database) throws {
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed") }
@@ -24,18 +32,52 @@ final class DirectStatement {
         self.sql = sql
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        sqlite3_finalize(handle)
+        for chunk in chunks { chunk.deallocate() }
+    }
 
     /// Binds parameter `index` (1-based).
     func bind(_ value: ColumnCoding.Stored, at index: Int32) throws {
-        let code = switch value {
-        case .null: sqlite3_bind_null(handle, index)
-        case .integer(let integer): sqlite3_bind_int64(handle, index, integer)
-        case .real(let real): sqlite3_bind_double(handle, index, real)
-        case .text(let text): text.withCString { sqlite3_bind_text64(handle, index, $0, UInt64(text.utf8.count), transient, UInt8(SQLITE_UTF8)) }
-        case .blob(let json): json.withCString { sqlite3_bind_blob64(handle, index, $0, UInt64(json.utf8.count), transient) }
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real): code = sqlite3_bind_double(handle, index, real)
+        case .text(let text):
+            let (bytes, count) = kept(text)
+            code = sqlite3_bind_text64(handle, index, bytes, count, nil, UInt8(SQLITE_UTF8))
+        case .blob(let json):
+            let (bytes, count) = kept(json)
+            code = sqlite3_bind_blob64(handle, index, bytes, count, nil)
         }
         if code != SQLITE_OK { throw failure(code) }
+    }
+
+    /// A copy of the string's UTF-8 bytes that lasts until the next run ends (never a null
+    /// pointer: SQLite would bind NULL instead of an empty text).
+    private func kept(_ string: String) -> (UnsafePointer<CChar>, UInt64) {
+        var string = string
+        return string.withUTF8 { bytes in
+            if chunks.isEmpty || chunks[chunks.count - 1].count - used < bytes.count {
+                chunks.append(.allocate(byteCount: max(bytes.count, 2 * (chunks.last?.count ?? 2048)), alignment: 1))
+                used = 0
+            }
+            let start = chunks[chunks.count - 1].baseAddress! + used
+            if let source = bytes.baseAddress { start.copyMemory(from: source, byteCount: bytes.count) }
+            used += bytes.count
+            return (UnsafePointer(start.assumingMemoryBound(to: CChar.self)), UInt64(bytes.count))
+        }
+    }
+
+    /// After a run: the kept bytes may be overwritten (one chunk, as large as the largest, stays).
+    private func releaseKeptBytes() {
+        used = 0
+        if chunks.count > 1 {
+            let largest = chunks.removeLast()
+            for chunk in chunks { chunk.deallocate() }
+            chunks = [largest]
+        }
     }
 
     func bind(_ integer: Int64, at index: Int32) throws {
@@ -61,19 +103,19 @@ final class DirectStatement {
     /// Runs an INSERT of a row believed new: its row id, or `nil` when a row with its identity
     /// exists after all (a UNIQUE constraint failed; SQLite undid the statement).
     func runInsertIfNew() throws -> Int64? {
-        defer { sqlite3_reset(handle) }
+        defer { finishRun() }
         let code = sqlite3_step(handle)
         if code == SQLITE_DONE { return sqlite3_last_insert_rowid(connection) }
         if sqlite3_extended_errcode(connection) == ResultCode.SQLITE_CONSTRAINT_UNIQUE.rawValue { return nil }
         throw failure(code)
     }
 
-    /// Runs a query of two integer columns, row by row.
-    func forEachRow(_ body: (Int64, Int64) -> Void) throws {
-        defer { sqlite3_reset(handle) }
+    /// Runs a query row by row; `body` reads the current row's columns with `integer(at:)`.
+    func forEachRow(_ body: () -> Void) throws {
+        defer { finishRun() }
         while true {
             switch sqlite3_step(handle) {
-            case SQLITE_ROW: body(sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 1))
+            case SQLITE_ROW: body()
             case SQLITE_DONE: return
             case let code: throw failure(code)
             }
@@ -84,12 +126,22 @@ final class DirectStatement {
     /// id, or a boolean), `nil` when there is no row. Resets the statement for the next call.
     @discardableResult
     func run() throws -> Int64? {
-        defer { sqlite3_reset(handle) }
+        defer { finishRun() }
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return sqlite3_column_int64(handle, 0)
         case SQLITE_DONE: return nil
         case let code: throw failure(code)
         }
+    }
+
+    /// Column `index` (0-based) of the current row of `forEachRow` as an integer; `nil` for NULL.
+    func integer(at index: Int32) -> Int64? {
+        sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
+    }
+
+    private func finishRun() {
+        sqlite3_reset(handle)
+        releaseKeptBytes()
     }
 
     /// Rows the last `run()` of an INSERT, UPDATE or DELETE changed.
@@ -98,6 +150,3 @@ final class DirectStatement {
     /// The row id of the last row an INSERT added on the connection.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
 }
-
-/// SQLite copies a bound text or blob before the call returns (the Swift buffer is temporary).
-private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)

@@ -67,7 +67,7 @@ struct RecordSaver: Sendable {
             values.reserveCapacity(sql.columns.count)
             let tombstone = rules.tombstone[entity] ?? []
             var changed = false
-            var stored = try statements.storedRowIDs(of: group)
+            var stored = try statements.storedRows(of: group)
             for (position, record) in group.enumerated() {
                 values.removeAll(keepingCapacity: true)
                 // The table's columns are the entity's attributes, in schema order.
@@ -75,10 +75,14 @@ struct RecordSaver: Sendable {
                     values.append(value.map { ColumnCoding.stored($0, kind: kind) })
                 }
                 for name in sql.linkColumns {
-                    let field = record[name]
-                    if field.isAbsent {
-                        values.append(nil)
-                    } else if let target = field.records.first {
+                    let target: Record?
+                    switch record[name] {
+                    case .absent: values.append(nil); continue
+                    case .record(let record): target = record
+                    case .records(let records): target = records.first
+                    case .value: target = nil
+                    }
+                    if let target {
                         values.append(saved[target].map { .integer($0.rowID) })   // nil: not saved yet, linked in step 2
                     } else {
                         values.append(.null)
@@ -90,7 +94,8 @@ struct RecordSaver: Sendable {
                     stored = nil   // the lookup may name the deleted row: upsert the rest
                     continue
                 }
-                let row = try upsert(statements, values: values, stored: stored.map { .some($0[position]) } ?? .none)
+                let row = try upsert(statements, values: values, stored: stored.map { .some($0.rowIDs[position]) } ?? .none,
+                                     storedLinks: stored?.links(at: position))
                 saved[record] = row
                 if !row.unwrittenLinks.isEmpty { withUnwrittenLinks.insert(entity) }
                 switch row.outcome {
@@ -192,8 +197,10 @@ struct RecordSaver: Sendable {
 
     /// Finds the record by identity and updates what changed, or inserts it. `values` holds the
     /// attribute columns then the foreign-key columns; `nil` leaves a column as stored. `stored`
-    /// is what the batch lookup found (`.some(nil)`: not stored), `.none` without one.
-    private func upsert(_ statements: UpsertStatements, values: [ColumnCoding.Stored?], stored: Int64??) throws -> Saved {
+    /// is what the batch lookup found (`.some(nil)`: not stored), `.none` without one;
+    /// `storedLinks` the stored row's foreign keys when the lookup read them.
+    private func upsert(_ statements: UpsertStatements, values: [ColumnCoding.Stored?], stored: Int64??,
+                        storedLinks: ArraySlice<Int64?>?) throws -> Saved {
         let sql = statements.sql
         let present = values.contains { $0 == nil } ? values.indices.filter { values[$0] != nil } : nil
         let unwritten = present == nil ? [] : sql.linkColumns.indices.filter { values[sql.table.columns.count + $0] == nil }.map { sql.linkColumns[$0] }
@@ -206,14 +213,25 @@ struct RecordSaver: Sendable {
         }
         if case .some(let found) = stored {
             if let rowID = found {
-                // Stored: update what differs (and, modifiedBy, only when newer).
-                guard let update = try statements.update(present) else {
-                    return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten)
+                // Stored: update what differs (and, modifiedBy, only when newer); without
+                // modifiedBy the foreign keys by a statement of their own.
+                let update = try statements.update(present), updateLinks = try statements.updateLinks(present)
+                guard update != nil || updateLinks != nil else { return Saved(rowID: rowID, outcome: .unchanged, unwrittenLinks: unwritten) }
+                var updated = false
+                if let update {
+                    try bind(values, to: update)
+                    try update.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
+                    try update.run()
+                    updated = update.changes > 0
                 }
-                try bind(values, to: update)
-                try update.bind(rowID, at: Int32((present?.count ?? values.count) + 1))
-                try update.run()
-                if update.changes > 0 { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
+                let links = values[sql.table.columns.count...]
+                if let updateLinks, linksDiffer(links, from: storedLinks) {
+                    try bind(links, to: updateLinks)
+                    try updateLinks.bind(rowID, at: Int32(links.count { $0 != nil } + 1))
+                    try updateLinks.run()
+                    updated = updated || updateLinks.changes > 0
+                }
+                if updated { return Saved(rowID: rowID, outcome: .updated, unwrittenLinks: unwritten) }
                 return try keptOutcome(statements, rowID: rowID, values: values, present: present, unwritten: unwritten)
             }
             // Not stored: a plain insert, unless an earlier record of this save had the same identity.
@@ -233,8 +251,24 @@ struct RecordSaver: Sendable {
         return try keptOutcome(statements, rowID: rowID, values: values, present: present, unwritten: unwritten)
     }
 
+    /// Whether a present foreign-key value differs from the stored one (`true` when the stored
+    /// ones were not read). The lookup's values stay current through step 1: it names each
+    /// stored row once, since a mapping result merges records of equal identity.
+    private func linksDiffer(_ links: ArraySlice<ColumnCoding.Stored?>, from stored: ArraySlice<Int64?>?) -> Bool {
+        guard let stored else { return true }
+        for (value, storedRowID) in zip(links, stored) {
+            switch value {
+            case nil: continue
+            case .integer(let rowID)?: if storedRowID != rowID { return true }
+            case .null?: if storedRowID != nil { return true }
+            default: return true
+            }
+        }
+        return false
+    }
+
     /// Binds the present values to `?1…?n`.
-    private func bind(_ values: [ColumnCoding.Stored?], to statement: DirectStatement) throws {
+    private func bind(_ values: some Collection<ColumnCoding.Stored?>, to statement: DirectStatement) throws {
         var index: Int32 = 1
         for case let value? in values {
             try statement.bind(value, at: index)

@@ -8,11 +8,11 @@ final class UpsertStatements {
     let sql: TableSQL
     private let db: Database
     private var select: DirectStatement?
-    private var allSlots: [DirectStatement?] = [nil, nil, nil, nil]
+    private var allSlots = [DirectStatement?](repeating: nil, count: Kind.allCases.count)
     private var someSlots: [[Int]: [DirectStatement?]] = [:]
 
-    private enum Kind: Int {
-        case insert, upsert, update, differs
+    private enum Kind: Int, CaseIterable {
+        case insert, upsert, update, updateLinks, differs
     }
 
     init(_ sql: TableSQL, _ db: Database) {
@@ -20,10 +20,29 @@ final class UpsertStatements {
         self.db = db
     }
 
-    /// The row ids of the records whose identity is stored already, by position in `records`
-    /// (`nil`: not stored, or not identified), in one query when the table has a single INTEGER
-    /// or TEXT identity column; `nil` otherwise (each record is then upserted).
-    func storedRowIDs(of records: [RestMap.Record]) throws -> [Int64?]? {
+    /// What the batch lookup found of one table's records, by position in the save's group.
+    struct StoredRows {
+        /// The row id of each record stored already (`nil`: not stored, or not identified).
+        var rowIDs: [Int64?]
+        /// The stored foreign-key columns of each record, `linkCount` per record (`nil`: NULL);
+        /// empty when the lookup did not read them.
+        var links: [Int64?] = []
+        var linkCount = 0
+
+        /// The stored foreign keys of the record at `position`, or `nil` when not read.
+        func links(at position: Int) -> ArraySlice<Int64?>? {
+            links.isEmpty || rowIDs[position] == nil ? nil : links[position * linkCount ..< (position + 1) * linkCount]
+        }
+    }
+
+    /// The records whose identity is stored already: none when the table is empty (a fresh
+    /// store), else found in one query (with their foreign keys) when the table has a single
+    /// INTEGER or TEXT identity column; `nil` otherwise (each record is then upserted).
+    func storedRows(of records: [RestMap.Record]) throws -> StoredRows? {
+        guard !sql.identity.isEmpty else { return nil }
+        if try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(StoreSQL.quote(sql.table.entity)))")! {
+            return StoredRows(rowIDs: [Int64?](repeating: nil, count: records.count))
+        }
         guard let query = sql.selectByIdentities else { return nil }
         let slot = sql.identity[0], kind = sql.kinds[slot]
         var identities = JSONWriter()
@@ -38,10 +57,16 @@ final class UpsertStatements {
             positions.append(position)
         }
         identities.endArray()
-        var stored = [Int64?](repeating: nil, count: records.count)
+        let linkCount = sql.linkColumns.count
+        var stored = StoredRows(rowIDs: [Int64?](repeating: nil, count: records.count),
+                                links: [Int64?](repeating: nil, count: records.count * linkCount), linkCount: linkCount)
         let statement = try DirectStatement(query, db)
         try statement.bind(.text(identities.string), at: 1)
-        try statement.forEachRow { index, rowID in stored[positions[Int(index)]] = rowID }
+        try statement.forEachRow {
+            let position = positions[Int(statement.integer(at: 0)!)]
+            stored.rowIDs[position] = statement.integer(at: 1)
+            for link in 0..<linkCount { stored.links[position * linkCount + link] = statement.integer(at: Int32(2 + link)) }
+        }
         return stored
     }
 
@@ -63,6 +88,12 @@ final class UpsertStatements {
         guard sql.update(slots ?? Array(sql.columns.indices)) != nil else { return nil }
         return try compiled(.update, slots)
     }
+    /// `TableSQL.updateLinks(slots)`; `nil` when it assigns nothing.
+    func updateLinks(_ slots: [Int]?) throws -> DirectStatement? {
+        if let statement = cached(.updateLinks, slots) { return statement }
+        guard sql.updateLinks(slots ?? Array(sql.columns.indices)) != nil else { return nil }
+        return try compiled(.updateLinks, slots)
+    }
     /// `TableSQL.differs(slots)`.
     func differs(_ slots: [Int]?) throws -> DirectStatement { try compiled(.differs, slots) }
 
@@ -77,11 +108,12 @@ final class UpsertStatements {
         case .insert: sql.insert(chosen)
         case .upsert: sql.upsert(chosen)
         case .update: sql.update(chosen) ?? ""
+        case .updateLinks: sql.updateLinks(chosen) ?? ""
         case .differs: sql.differs(chosen)
         }
         let statement = try DirectStatement(text, db)
         if let slots {
-            someSlots[slots, default: [nil, nil, nil, nil]][kind.rawValue] = statement
+            someSlots[slots, default: [DirectStatement?](repeating: nil, count: Kind.allCases.count)][kind.rawValue] = statement
         } else {
             allSlots[kind.rawValue] = statement
         }
