@@ -98,26 +98,30 @@ let loaded = Schema.load(bytes: Array(schemaText.utf8), file: "benchmark.yaml")
 guard let schema = loaded.schema else { fatalError(loaded.diagnostics.map(\.description).joined(separator: "\n")) }
 let mapper = try Mapper(schema: schema, plugins: plugins)
 
-var restMapTimes: [[Double]] = [[], []], restMapCPU: [[Double]] = [[], []]
+/// RestMap maps with one thread, then with every core (what `restmap store import` does by default).
+let jobCounts = [1, ProcessInfo.processInfo.activeProcessorCount]
+var restMapTimes = jobCounts.map { _ in [[Double]](repeating: [], count: 2) }, restMapCPU = restMapTimes
 var pythonTimes: [[Double]] = [[], []], pythonCPU: [[Double]] = [[], []]
-var summaries: [SaveSummary] = []
-var savingShare: [[Double]] = [[], []], mappingCPU: [[Double]] = [[], []], savingCPU: [[Double]] = [[], []]
+var summaries: [[SaveSummary]] = jobCounts.map { _ in [] }
+var savingShare = restMapTimes, mappingCPU = restMapTimes, savingCPU = restMapTimes
 for round in 0..<rounds {
-    let path = folder.appendingPathComponent("restmap-\(round).sqlite").path
-    let store = try RecordStore(path: path, mapper: mapper)
-    for (pass, document) in documents.enumerated() {
-        let response = Response(path: "/repositories", body: document)
-        var result: MappingResult?
-        let mapping = try await seconds { result = try mapper.map(response) }
-        precondition(result?.errors.isEmpty == true, "\(result?.errors.prefix(3) ?? [])")
-        let saving = try await seconds { summaries.append(try await store.save(result!, of: response)) }
-        restMapTimes[pass].append(mapping.wall + saving.wall)
-        restMapCPU[pass].append(mapping.cpu + saving.cpu)
-        savingShare[pass].append(saving.wall / (mapping.wall + saving.wall))
-        mappingCPU[pass].append(mapping.cpu)
-        savingCPU[pass].append(saving.cpu)
+    for (variant, jobs) in jobCounts.enumerated() {
+        let path = folder.appendingPathComponent("restmap-\(round)-\(jobs).sqlite").path
+        let store = try RecordStore(path: path, mapper: mapper)
+        for (pass, document) in documents.enumerated() {
+            let response = Response(path: "/repositories", body: document)
+            var result: MappingResult?
+            let mapping = try await seconds { result = try mapper.map(response, options: MappingOptions(jobs: jobs)) }
+            precondition(result?.errors.isEmpty == true, "\(result?.errors.prefix(3) ?? [])")
+            let saving = try await seconds { summaries[variant].append(try await store.save(result!, of: response)) }
+            restMapTimes[variant][pass].append(mapping.wall + saving.wall)
+            restMapCPU[variant][pass].append(mapping.cpu + saving.cpu)
+            savingShare[variant][pass].append(saving.wall / (mapping.wall + saving.wall))
+            mappingCPU[variant][pass].append(mapping.cpu)
+            savingCPU[variant][pass].append(saving.cpu)
+        }
+        try store.close()
     }
-    try store.close()
 
     let peer = Process()
     peer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -137,12 +141,16 @@ for round in 0..<rounds {
 
 let megabytes = Double(documents[0].count) / 1_048_576
 print("document: \(String(format: "%.1f", megabytes)) MB; median of \(rounds) rounds, each into a fresh database")
-print("first import:  \(summaries[0])")
-print("second import: \(summaries[1])")
-for (pass, name) in ["fresh import", "re-import (updates)"].enumerated() {
-    let ours = median(restMapTimes[pass]), theirs = median(pythonTimes[pass])
-    print("\(name): RestMap \(String(format: "%.1f", megabytes / ours)) MB/s, Python sqlite3+json \(String(format: "%.1f", megabytes / theirs)) MB/s, "
-        + "ratio \(String(format: "%.2f", theirs / ours))x, in CPU time \(String(format: "%.2f", median(pythonCPU[pass]) / median(restMapCPU[pass])))x "
-        + "(saving is \(Int(median(savingShare[pass]) * 100))% of RestMap's time; CPU ms: mapping \(Int(median(mappingCPU[pass]) * 1000)), "
-        + "saving \(Int(median(savingCPU[pass]) * 1000)), peer \(Int(median(pythonCPU[pass]) * 1000)))")
+print("first import:  \(summaries[0][0])")
+print("second import: \(summaries[0][1])")
+precondition(summaries.allSatisfy { "\($0)" == "\(summaries[0])" }, "mapping on several threads saved something else")
+for (variant, jobs) in jobCounts.enumerated() {
+    for (pass, name) in ["fresh import", "re-import (updates)"].enumerated() {
+        let ours = median(restMapTimes[variant][pass]), theirs = median(pythonTimes[pass])
+        print("\(name), mapping on \(jobs) thread\(jobs == 1 ? "" : "s"): RestMap \(String(format: "%.1f", megabytes / ours)) MB/s, "
+            + "Python sqlite3+json \(String(format: "%.1f", megabytes / theirs)) MB/s, "
+            + "ratio \(String(format: "%.2f", theirs / ours))x, in CPU time \(String(format: "%.2f", median(pythonCPU[pass]) / median(restMapCPU[variant][pass])))x "
+            + "(saving is \(Int(median(savingShare[variant][pass]) * 100))% of RestMap's time; CPU ms: mapping \(Int(median(mappingCPU[variant][pass]) * 1000)), "
+            + "saving \(Int(median(savingCPU[variant][pass]) * 1000)), peer \(Int(median(pythonCPU[pass]) * 1000)))")
+    }
 }
