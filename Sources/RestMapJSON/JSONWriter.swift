@@ -31,6 +31,11 @@ public struct JSONWriter: Sendable {
     /// Writes a member key given as encoded JSON text, quotes included (see `encoded(_:)`): a key
     /// known in advance is escaped once, not each time it is written.
     public mutating func key(encoded key: [UInt8]) {
+        key.withUnsafeBufferPointer { self.key(encoded: $0) }
+    }
+
+    /// Writes a member key given as encoded JSON text in borrowed memory (see `key(encoded:)`).
+    package mutating func key(encoded key: UnsafeBufferPointer<UInt8>) {
         separate()
         bytes.append(contentsOf: key)
         endKey()

@@ -52,8 +52,34 @@ public struct SchemaCompilationError: Error, Sendable, CustomStringConvertible {
 /// An entity's name and member names as encoded JSON strings (quotes included).
 struct EncodedNames: Sendable {
     let entity: [UInt8]
-    let attributes: [[UInt8]]
-    let relationships: [[UInt8]]
+    let attributes: EncodedNameList
+    let relationships: EncodedNameList
+}
+
+/// Encoded names stored back to back in one array, so that writing one borrows the shared bytes
+/// instead of retaining an array per name.
+struct EncodedNameList: Sendable {
+    /// The encoded names, concatenated.
+    let text: [UInt8]
+    /// Where each name ends in `text` (the next one starts there).
+    let ends: [Int]
+
+    init(_ names: [String]) {
+        var text: [UInt8] = []
+        var ends: [Int] = []
+        for name in names {
+            text += JSONWriter.encoded(name)
+            ends.append(text.count)
+        }
+        self.text = text
+        self.ends = ends
+    }
+
+    /// The encoded name at `index` in `text` (as `withUnsafeBufferPointer` gives it).
+    @inline(__always)
+    func name(at index: Int, in text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: text[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+    }
 }
 
 /// An entity compiled for mapping (a class: the mapping loop reads it without copying).
@@ -115,8 +141,8 @@ final class EntityPlan: Sendable {
         readsSelf = attributes.contains { $0.source.isSelf }
         assignsDefaultsForMissingAttributes = entity.assignsDefaultsForMissingAttributes
         assignsNilForMissingRelationships = entity.assignsNilForMissingRelationships
-        encodedNames = EncodedNames(entity: JSONWriter.encoded(name), attributes: attributes.map { JSONWriter.encoded($0.name) },
-                                    relationships: relationships.map { JSONWriter.encoded($0.name) })
+        encodedNames = EncodedNames(entity: JSONWriter.encoded(name), attributes: EncodedNameList(attributes.map(\.name)),
+                                    relationships: EncodedNameList(relationships.map(\.name)))
     }
 
     /// The attribute slots a `keyedBy` names, one per level.
