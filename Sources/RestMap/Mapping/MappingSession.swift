@@ -145,19 +145,27 @@ final class MappingSession {
         let defaultsMissing = entityPlan.assignsDefaultsForMissingAttributes
         var mappable = !injected.isEmpty
         var failure: (message: String, attribute: AttributePlan)?
-        var values = [Value?](unsafeUninitializedCapacity: attributes.count) { (buffer: inout UnsafeMutableBufferPointer<Value?>, initialized: inout Int) in
-            for slot in attributes.indices {
-                let attribute = attributes[slot]
-                var value: Value?
-                do throws(CoercionError) {
-                    value = try self.value(of: attribute, in: node, coercer: coercer, found: &mappable)
-                } catch {
-                    failure = (error.message, attribute)
-                    return
+        // The members the attributes read by one key are found in one pass over the object.
+        let memberKeys = entityPlan.memberKeys
+        let memberKeyIndices = entityPlan.memberKeyIndices
+        var values = withUnsafeTemporaryAllocation(of: Int.self, capacity: memberKeys.count) { positions in
+            node.findMembers(memberKeys, into: positions)
+            return [Value?](unsafeUninitializedCapacity: attributes.count) { (buffer: inout UnsafeMutableBufferPointer<Value?>, initialized: inout Int) in
+                for slot in attributes.indices {
+                    let attribute = attributes[slot]
+                    let keyIndex = memberKeyIndices[slot]
+                    let member = keyIndex < 0 || positions[keyIndex] < 0 ? nil : node.member(atPosition: positions[keyIndex])
+                    var value: Value?
+                    do throws(CoercionError) {
+                        value = try self.value(of: attribute, in: node, member: member, coercer: coercer, found: &mappable)
+                    } catch {
+                        failure = (error.message, attribute)
+                        return
+                    }
+                    if value == nil, defaultsMissing { value = .null }
+                    buffer.initializeElement(at: slot, to: value)
+                    initialized += 1
                 }
-                if value == nil, defaultsMissing { value = .null }
-                buffer.initializeElement(at: slot, to: value)
-                initialized += 1
             }
         }
         if let failure {
@@ -210,10 +218,12 @@ final class MappingSession {
 
     /// An attribute's value: read, defaulted, transformed and coerced. `found` becomes `true`
     /// when the source key path found something (`null` included), as RestKit counts mappable values.
-    private func value(of attribute: AttributePlan, in node: JSONNode, coercer: Coercer, found mappable: inout Bool) throws(CoercionError) -> Value? {
+    /// `member` is what an attribute reading one key found (`findMembers`).
+    private func value(of attribute: AttributePlan, in node: JSONNode, member: JSONNode?, coercer: Coercer,
+                       found mappable: inout Bool) throws(CoercionError) -> Value? {
         let found: Resolved
-        if let key = attribute.singleKey {
-            found = node.kind == .object ? (node[key].map { .node($0) } ?? .missing) : .missing
+        if attribute.singleKey != nil {
+            found = member.map { .node($0) } ?? .missing
         } else {
             found = KeyPathEvaluator.evaluate(attribute.source, in: scope)
         }

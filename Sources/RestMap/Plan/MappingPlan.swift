@@ -104,6 +104,10 @@ final class EntityPlan: Sendable {
     let assignsNilForMissingRelationships: Bool
     /// The names as `RecordWriter` writes them, encoded once.
     let encodedNames: EncodedNames
+    /// The distinct keys of the attributes that read one key, found in one pass over a representation.
+    let memberKeys: JSONKeySet
+    /// Per attribute slot, its key's index in `memberKeys`; -1 when it does not read one key.
+    let memberKeyIndices: [Int]
 
     init(_ entity: Entity, index: Int, entityIndex: [String: Int], schema: Schema, plugins: PluginRegistry) throws(SchemaCompilationError) {
         name = entity.name
@@ -141,6 +145,14 @@ final class EntityPlan: Sendable {
         readsSelf = attributes.contains { $0.source.isSelf }
         assignsDefaultsForMissingAttributes = entity.assignsDefaultsForMissingAttributes
         assignsNilForMissingRelationships = entity.assignsNilForMissingRelationships
+        var keys: [String] = []
+        memberKeyIndices = attributes.map { attribute in
+            guard let key = attribute.singleKey else { return -1 }
+            if let known = keys.firstIndex(of: key) { return known }
+            keys.append(key)
+            return keys.count - 1
+        }
+        memberKeys = JSONKeySet(keys)
         encodedNames = EncodedNames(entity: JSONWriter.encoded(name), attributes: EncodedNameList(attributes.map(\.name)),
                                     relationships: EncodedNameList(relationships.map(\.name)))
     }
