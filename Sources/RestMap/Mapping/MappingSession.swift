@@ -264,8 +264,7 @@ final class MappingSession {
                 return existing
             }
         }
-        records.append(RecordData(entity: entity.index, values: values,
-                                  relations: Array(repeating: nil, count: entity.relationships.count)))
+        records.append(RecordData(entity: entity.index, values: values, relations: entity.unassignedRelations))
         return records.count - 1
     }
 

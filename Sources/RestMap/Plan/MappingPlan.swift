@@ -108,6 +108,8 @@ final class EntityPlan: Sendable {
     let memberKeys: JSONKeySet
     /// Per attribute slot, its key's index in `memberKeys`; -1 when it does not read one key.
     let memberKeyIndices: [Int]
+    /// A new record's relationships, none assigned yet: one array every record starts from.
+    let unassignedRelations: [[Int]?]
 
     init(_ entity: Entity, index: Int, entityIndex: [String: Int], schema: Schema, plugins: PluginRegistry) throws(SchemaCompilationError) {
         name = entity.name
@@ -153,6 +155,7 @@ final class EntityPlan: Sendable {
             return keys.count - 1
         }
         memberKeys = JSONKeySet(keys)
+        unassignedRelations = Array(repeating: nil, count: relationships.count)
         encodedNames = EncodedNames(entity: JSONWriter.encoded(name), attributes: EncodedNameList(attributes.map(\.name)),
                                     relationships: EncodedNameList(relationships.map(\.name)))
     }
