@@ -27,3 +27,17 @@ extension Terminal {
         }
     }
 }
+
+/// Values a command leaves to the end of the process instead of freeing them.
+enum ProcessLifetime {
+    private final class Kept<Value> {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// Keeps `value` (and what it references) alive until the process exits: for a large result
+    /// printed just before the command returns, tearing it down is work without use.
+    static func keepUntilExit<Value>(_ value: Value) {
+        _ = Unmanaged.passRetained(Kept(value))
+    }
+}

@@ -135,6 +135,16 @@ public struct JSONNode: Sendable {
         return entry.flag ? JSONStrings.unescape(slice) : String(decoding: slice, as: UTF8.self)
     }
 
+    /// Calls `body` with the UTF-8 of a string without escapes, in place (no `String` is made);
+    /// `nil` for strings with escapes (read those with `stringValue`) and for other kinds.
+    @inlinable package func withUnescapedStringUTF8<Result, Failure: Error>(
+        _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        let entry = self.entry
+        guard entry.tag == .string, !entry.flag else { return nil }
+        return try body(UnsafeBufferPointer(rebasing: document.bytes[Int(entry.start)..<Int(entry.end)]))
+    }
+
     /// The number; `nil` unless a number.
     @inlinable public var number: JSONNumber? {
         let entry = self.entry

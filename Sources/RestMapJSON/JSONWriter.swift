@@ -31,6 +31,11 @@ public struct JSONWriter: Sendable {
     /// Writes a member key given as encoded JSON text, quotes included (see `encoded(_:)`): a key
     /// known in advance is escaped once, not each time it is written.
     public mutating func key(encoded key: [UInt8]) {
+        key.withUnsafeBufferPointer { self.key(encoded: $0) }
+    }
+
+    /// Writes a member key given as encoded JSON text in borrowed memory (see `key(encoded:)`).
+    package mutating func key(encoded key: UnsafeBufferPointer<UInt8>) {
         separate()
         bytes.append(contentsOf: key)
         endKey()
@@ -139,35 +144,64 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: hasElements.count * 2))
     }
 
+    /// The position of the first byte from `start` on that a JSON string must escape (a quote, a
+    /// backslash or a control character), or `utf8.count`; eight bytes at a time.
+    static func nextEscape(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        // Total: callers pass a non-empty buffer.
+        let base = utf8.baseAddress!
+        let count = utf8.count
+        var position = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        while position + 8 <= count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // Each term flags the bytes that are zero (a quote, a backslash) or below 0x20; borrows
+            // only flag bytes above a flagged one, so the lowest flag is a real escape.
+            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word))
+                & 0x8080_8080_8080_8080
+            if special != 0 { return position + special.trailingZeroBitCount >> 3 }
+            position += 8
+        }
+        while position < count {
+            let byte = base[position]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return position }
+            position += 1
+        }
+        return count
+    }
+
     private mutating func appendString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        // Most strings need no escaping: copy their UTF-8 at once.
+        // Runs of bytes that need no escaping (most strings are one run) are copied at once.
         var text = value
-        let copied = text.withUTF8 { utf8 in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
-            bytes.append(contentsOf: utf8)
-            return true
-        }
-        if copied {
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
+        text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
+            var start = 0
+            while true {
+                let escape = Self.nextEscape(in: utf8, from: start)
+                bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: escape - start))
+                guard escape < utf8.count else { return }
+                appendEscape(of: base[escape])
+                start = escape + 1
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The escape of a quote, a backslash or a control character.
+    private mutating func appendEscape(of byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
     }
 }

@@ -36,6 +36,39 @@ import Testing
         #expect(try JSONDocument(string: #"{"\u0061": 1}"#).root["a"]?.number?.int64 == 1)
     }
 
+    /// `findMembers` finds what `subscript(key:)` finds, for every key at once: escaped keys in
+    /// the document match, duplicate keys give the first member, absent keys and non-objects nothing.
+    @Test func keySetFindsWhatTheSubscriptFinds() throws {
+        let body = #"{"id": 1, "n\u0061me": "escaped", "id": 2, "": "empty", "nested": {"id": 3}, "é": [1, {"x": 4}], "tail": null}"#
+        let root = try JSONDocument(string: body).root
+        let keys = ["tail", "id", "name", "missing", "", "é", "nested", "x"]
+        let set = JSONKeySet(keys)
+        #expect(set.count == keys.count)
+        var positions = [Int](repeating: 0, count: keys.count)
+        positions.withUnsafeMutableBufferPointer { root.findMembers(set, into: $0) }
+        for (index, key) in keys.enumerated() {
+            let found = positions[index] < 0 ? nil : root.member(atPosition: positions[index])
+            #expect(found?.byteOffset == root[key]?.byteOffset, "\(key)")
+        }
+        #expect(positions[3] == -1 && positions[7] == -1)
+        #expect(root.member(atPosition: positions[1]).number?.int64 == 1)
+        #expect(root.member(atPosition: positions[2]).stringValue == "escaped")
+        // Not an object: nothing is found.
+        positions.withUnsafeMutableBufferPointer { root["é"]!.findMembers(set, into: $0) }
+        #expect(positions.allSatisfy { $0 == -1 })
+    }
+
+    @Test func unescapedStringBytesAreReadInPlace() throws {
+        let root = try JSONDocument(string: #"{"plain": "2013-03-13T18:10:21Z", "escaped": "a\u0062", "empty": "", "number": 1}"#).root
+        let text = { (key: String) in root[key]?.withUnescapedStringUTF8 { String(decoding: $0, as: UTF8.self) } }
+        #expect(text("plain") == .some("2013-03-13T18:10:21Z"))
+        #expect(text("empty") == .some(""))
+        // Strings with escapes and other kinds give nil: read those with `stringValue`.
+        #expect(text("escaped") == .some(nil))
+        #expect(root["escaped"]?.stringValue == "ab")
+        #expect(text("number") == .some(nil))
+    }
+
     @Test func loneSurrogatesBecomeReplacementCharacters() throws {
         #expect(try JSONDocument(string: #"["\ud800x"]"#).root[0]?.stringValue == "\u{FFFD}x")
     }
@@ -77,6 +110,22 @@ import Testing
             try JSONDocument(bytes: [0x5B, 0x22, 0x61, 0xC3, 0x28, 0x22, 0x5D])
         } throws: { error in
             (error as? JSONParseError)?.offset == 3
+        }
+    }
+
+    /// Strings are checked for escapes eight bytes at a time: a special byte at any position of
+    /// the words or of the tail is escaped; bytes that need none (space, DEL, non-ASCII) are copied.
+    @Test(arguments: ["\"", "\\", "\n", "\u{0}", "\u{1F}", " ", "\u{7F}", "é", "!", "]"])
+    func writerFindsEscapesAtEveryPosition(_ special: String) throws {
+        let escapes = special.unicodeScalars.first!.value < 0x20 || special == "\"" || special == "\\"
+        for length in [1, 7, 8, 9, 16, 19] {
+            for position in 0..<length {
+                let text = String(repeating: "a", count: position) + special + String(repeating: "b", count: length - position - 1)
+                var writer = JSONWriter()
+                writer.string(text)
+                #expect(try JSONDocument(bytes: writer.bytes).root.stringValue == text)
+                #expect((writer.bytes.count > text.utf8.count + 2) == escapes, "\(length) \(position)")
+            }
         }
     }
 

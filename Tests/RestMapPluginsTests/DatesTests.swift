@@ -1,6 +1,8 @@
 import Foundation
+import RestMap
 import RestMapPlugins
 import RestMapPluginKit
+import RestMapSchema
 import RestMapDates
 import Testing
 
@@ -129,6 +131,40 @@ import Testing
         var bytes = Array("x".utf8)
         ISO8601Text.append(seconds, to: &bytes)
         #expect(bytes == Array(("x" + text).utf8))
+    }
+}
+
+/// A loaded transformer reads a string's bytes in place (as the mapper passes date strings from a
+/// body) with the same results and errors as the same string passed as a value.
+@Suite struct LoadedStringBytesTests {
+    @Test(arguments: ["2013-03-13T18:10:21Z", "Wed, 13 Mar 2013 18:10:21 GMT", "1363198221", "", "not a date", "2013-13-45T99:00:00Z"])
+    func bytesInPlaceMatchTheStringValue(_ text: String) throws {
+        let parse = try #require(try BuiltPlugins.registry().transformer(named: "dates.parse")).make([:])
+        let inPlace = try #require(parse as? any UTF8StringTransformer)
+        var bytes = text
+        let viaBytes = bytes.withUTF8 { utf8 in Result { try inPlace.transform(stringUTF8: utf8) } }
+        let viaValue = Result { try parse.transform(.string(text)) }
+        #expect(String(describing: viaBytes) == String(describing: viaValue))
+    }
+
+    @Test func datesMapTheSameWithAndWithoutEscapes() throws {
+        let yaml = """
+            restmap: 1
+            plugins: [dates]
+            entities:
+              Event:
+                attributes:
+                  at: { from: at, type: date }
+            responses:
+              - { entity: Event }
+            """
+        let loaded = Schema.load(bytes: Array(yaml.utf8), file: "inline.yaml")
+        let mapper = try Mapper(schema: try #require(loaded.schema), plugins: try BuiltPlugins.registry())
+        let body = #"[{"at": "2013-03-13T18:10:21Z"}, {"at": "2013-03-13T18:10:21\u005A"}, {"at": "yesterday"}]"#
+        let result = try mapper.map(Response(path: "/events", body: body))
+        #expect(result.records.map(\.at.date) == [Date(timeIntervalSince1970: 1_363_198_221), Date(timeIntervalSince1970: 1_363_198_221)])
+        #expect(result.errors.map(\.path) == ["[2].at"])
+        #expect(result.errors.first?.message.contains("yesterday") == true)
     }
 }
 

@@ -11,9 +11,13 @@ struct CoercionError: Error {
 final class Coercer: Sendable {
     /// The `dates.parse` transformer (default chain) when the dates plugin is loaded.
     let dateParser: (any ValueTransformer)?
+    /// `dateParser` when it reads a string's UTF-8 in place (a loaded plugin's does), so a date
+    /// string in a body crosses to the plugin without becoming a `String` first.
+    private let utf8DateParser: (any UTF8StringTransformer)?
 
     init(dateParser: (any ValueTransformer)?) {
         self.dateParser = dateParser
+        utf8DateParser = dateParser as? any UTF8StringTransformer
     }
 
     /// Coerces a node straight from the document: decimals come from the exact number text.
@@ -34,6 +38,14 @@ final class Coercer: Sendable {
             return try coerce(Value(json: node), to: type)
         case (.string, .string), (.any, .string):
             return .string(node.stringValue!)
+        case (.date, .string):
+            if let utf8DateParser,
+               let parsed = try node.withUnescapedStringUTF8({ utf8 throws(CoercionError) in
+                   try date(parsedBy: { try utf8DateParser.transform(stringUTF8: utf8) })
+               }) {
+                return parsed
+            }
+            return try coerce(Value(json: node), to: type)
         case (.array(let element), .array):
             var items: [Value] = []
             items.reserveCapacity(node.count)
@@ -128,13 +140,7 @@ final class Coercer: Sendable {
                 guard let dateParser else {
                     throw CoercionError(message: "cannot read date \"\(string)\": parsing date strings needs the dates plugin (add 'plugins: [dates]')")
                 }
-                do {
-                    let parsed = try dateParser.transform(value)
-                    guard case .date = parsed else { return parsed.isNull ? .null : try coerce(parsed, to: .date) }
-                    return parsed
-                } catch {
-                    throw CoercionError(message: "\(error)")
-                }
+                return try date(parsedBy: { try dateParser.transform(value) })
             default: throw mismatch(value, type)
             }
         case .url:
@@ -157,6 +163,15 @@ final class Coercer: Sendable {
             }
             return .array(coerced)
         }
+    }
+
+    /// What the dates plugin's parser made of a string, as a date (a number it returns is
+    /// seconds since 1970; `null` stays null).
+    private func date(parsedBy parse: () throws -> Value) throws(CoercionError) -> Value {
+        let parsed: Value
+        do { parsed = try parse() } catch { throw CoercionError(message: "\(error)") }
+        guard case .date = parsed else { return parsed.isNull ? .null : try coerce(parsed, to: .date) }
+        return parsed
     }
 
     private func mismatch(_ value: Value, _ type: AttributeType) -> CoercionError {

@@ -138,16 +138,39 @@ final class MappingSession {
             return nil
         }
 
-        var values = [Value?](repeating: nil, count: entityPlan.attributes.count)
+        // The values are written once each into fresh storage (no per-slot uniqueness check), and
+        // the plan's attributes and coercer are read once per record, not once per attribute.
+        let attributes = entityPlan.attributes
+        let coercer = plan.coercer
+        let defaultsMissing = entityPlan.assignsDefaultsForMissingAttributes
         var mappable = !injected.isEmpty
-        for (slot, attribute) in entityPlan.attributes.enumerated() {
-            do {
-                values[slot] = try value(of: attribute, in: node, found: &mappable)
-            } catch {
-                fail(error.message, entity: entityPlan.name, attribute: attribute)
-                return nil
+        var failure: (message: String, attribute: AttributePlan)?
+        // The members the attributes read by one key are found in one pass over the object.
+        let memberKeys = entityPlan.memberKeys
+        let memberKeyIndices = entityPlan.memberKeyIndices
+        var values = withUnsafeTemporaryAllocation(of: Int.self, capacity: memberKeys.count) { positions in
+            node.findMembers(memberKeys, into: positions)
+            return [Value?](unsafeUninitializedCapacity: attributes.count) { (buffer: inout UnsafeMutableBufferPointer<Value?>, initialized: inout Int) in
+                for slot in attributes.indices {
+                    let attribute = attributes[slot]
+                    let keyIndex = memberKeyIndices[slot]
+                    let member = keyIndex < 0 || positions[keyIndex] < 0 ? nil : node.member(atPosition: positions[keyIndex])
+                    var value: Value?
+                    do throws(CoercionError) {
+                        value = try self.value(of: attribute, in: node, member: member, coercer: coercer, found: &mappable)
+                    } catch {
+                        failure = (error.message, attribute)
+                        return
+                    }
+                    if value == nil, defaultsMissing { value = .null }
+                    buffer.initializeElement(at: slot, to: value)
+                    initialized += 1
+                }
             }
-            if values[slot] == nil, entityPlan.assignsDefaultsForMissingAttributes { values[slot] = .null }
+        }
+        if let failure {
+            fail(failure.message, entity: entityPlan.name, attribute: failure.attribute)
+            return nil
         }
         for (slot, value) in injected {
             do { values[slot] = try plan.coercer.coerce(value, to: entityPlan.attributes[slot].type) } catch {
@@ -195,16 +218,18 @@ final class MappingSession {
 
     /// An attribute's value: read, defaulted, transformed and coerced. `found` becomes `true`
     /// when the source key path found something (`null` included), as RestKit counts mappable values.
-    private func value(of attribute: AttributePlan, in node: JSONNode, found mappable: inout Bool) throws(CoercionError) -> Value? {
+    /// `member` is what an attribute reading one key found (`findMembers`).
+    private func value(of attribute: AttributePlan, in node: JSONNode, member: JSONNode?, coercer: Coercer,
+                       found mappable: inout Bool) throws(CoercionError) -> Value? {
         let found: Resolved
-        if let key = attribute.singleKey {
-            found = node.kind == .object ? (node[key].map { .node($0) } ?? .missing) : .missing
+        if attribute.singleKey != nil {
+            found = member.map { .node($0) } ?? .missing
         } else {
             found = KeyPathEvaluator.evaluate(attribute.source, in: scope)
         }
         if case .missing = found {} else { mappable = true }
         if attribute.transforms.isEmpty, case .node(let valueNode) = found {
-            return try plan.coercer.coerce(valueNode, to: attribute.type)
+            return try coercer.coerce(valueNode, to: attribute.type)
         }
         guard var value = found.value ?? attribute.defaultValue else { return nil }
         for (name, transformer) in attribute.transforms {
@@ -212,7 +237,7 @@ final class MappingSession {
                 throw CoercionError(message: "transformer '\(name)' failed on \(ValueText.short(value)): \(error)")
             }
         }
-        return try plan.coercer.coerce(value, to: attribute.type)
+        return try coercer.coerce(value, to: attribute.type)
     }
 
     /// Whether a relationship's source finds anything in a representation (a mappable value).
@@ -229,16 +254,17 @@ final class MappingSession {
     /// Adds a record, or merges it into the record with the same identification.
     private func store(_ values: [Value?], entity: EntityPlan) -> Int {
         if let key = identityKey(values, slots: entity.identification) {
-            if let existing = identities[entity.index][key] {
+            // A new key (the common case) costs one hash lookup: the position is stored at once,
+            // and put back to the existing record's when the key was known.
+            if let existing = identities[entity.index].updateValue(records.count, forKey: key) {
+                identities[entity.index][key] = existing
                 for (slot, value) in values.enumerated() where value != nil {
                     records[existing].values[slot] = value
                 }
                 return existing
             }
-            identities[entity.index][key] = records.count
         }
-        records.append(RecordData(entity: entity.index, values: values,
-                                  relations: Array(repeating: nil, count: entity.relationships.count)))
+        records.append(RecordData(entity: entity.index, values: values, relations: entity.unassignedRelations))
         return records.count - 1
     }
 

@@ -27,8 +27,9 @@ public enum RecordWriter {
             return writer.bytes
         case .ndjson:
             var writer = JSONWriter()
+            var path: [Int] = []
             for record in records {
-                write(record, to: &writer)
+                write(record, to: &writer, path: &path)
                 writer.endLine()
             }
             return writer.bytes
@@ -50,7 +51,8 @@ public enum RecordWriter {
     private static func jsonWriter(_ records: [Record], pretty: Bool) -> JSONWriter {
         var writer = JSONWriter(pretty: pretty)
         writer.beginArray()
-        for record in records { write(record, to: &writer) }
+        var path: [Int] = []
+        for record in records { write(record, to: &writer, path: &path) }
         writer.endArray()
         return writer
     }
@@ -90,43 +92,58 @@ public enum RecordWriter {
         write(record, to: &writer, path: &path)
     }
 
+    /// Writes a record; `path` is an empty stack the writing uses (reused from record to record).
+    static func write(_ record: Record, to writer: inout JSONWriter, path: inout [Int]) {
+        let graph = record.graph
+        graph.records.withUnsafeBufferPointer { records in
+            write(record.index, of: graph, records: records, to: &writer, path: &path)
+        }
+    }
+
     /// The encoded `"$entity"` and `"$ref"` keys.
     private static let entityKey = JSONWriter.encoded("$entity")
     private static let referenceKey = JSONWriter.encoded("$ref")
 
-    /// Writes a record; `path` holds the records being written around it (a short stack).
-    static func write(_ record: Record, to writer: inout JSONWriter, path: inout [Int]) {
-        // The record's data and plan are read once: each `Record` accessor looks them up again.
-        let data = record.data
-        let plan = record.graph.plan.entities[data.entity]
+    /// Writes the record at `index` of a graph whose records `records` borrows (read in place, not
+    /// copied per record); `path` holds the records being written around it (a short stack).
+    private static func write(_ index: Int, of graph: RecordGraph, records: UnsafeBufferPointer<RecordData>,
+                              to writer: inout JSONWriter, path: inout [Int]) {
+        let data = records.baseAddress! + index
+        let plan = graph.plan.entities[data.pointee.entity]
         writer.beginObject()
         writer.key(encoded: entityKey)
         writer.value(encoded: plan.encodedNames.entity)
-        if path.contains(record.index) {
+        if path.contains(index) {
             writer.key(encoded: referenceKey)
-            let identification = record.identification ?? []
+            let identification = Record(graph: graph, index: index).identification ?? []
             (identification.count == 1 ? identification[0] : .array(identification)).write(to: &writer)
             writer.endObject()
             return
         }
-        path.append(record.index)
+        path.append(index)
         defer { path.removeLast() }
-        for slot in data.values.indices {
-            guard let value = data.values[slot] else { continue }
-            writer.key(encoded: plan.encodedNames.attributes[slot])
-            value.write(to: &writer)
+        let names = plan.encodedNames
+        names.attributes.text.withUnsafeBufferPointer { text in
+            for slot in data.pointee.values.indices {
+                guard let value = data.pointee.values[slot] else { continue }
+                writer.key(encoded: names.attributes.name(at: slot, in: text))
+                value.write(to: &writer)
+            }
         }
-        for slot in data.relations.indices {
-            guard let related = data.relations[slot] else { continue }
-            writer.key(encoded: plan.encodedNames.relationships[slot])
-            if plan.relationships[slot].isToMany {
-                writer.beginArray()
-                for index in related { write(Record(graph: record.graph, index: index), to: &writer, path: &path) }
-                writer.endArray()
-            } else if let first = related.first {
-                write(Record(graph: record.graph, index: first), to: &writer, path: &path)
-            } else {
-                writer.null()
+        guard !data.pointee.relations.isEmpty else { return writer.endObject() }
+        names.relationships.text.withUnsafeBufferPointer { text in
+            for slot in data.pointee.relations.indices {
+                guard let related = data.pointee.relations[slot] else { continue }
+                writer.key(encoded: names.relationships.name(at: slot, in: text))
+                if plan.relationships[slot].isToMany {
+                    writer.beginArray()
+                    for child in related { write(child, of: graph, records: records, to: &writer, path: &path) }
+                    writer.endArray()
+                } else if let first = related.first {
+                    write(first, of: graph, records: records, to: &writer, path: &path)
+                } else {
+                    writer.null()
+                }
             }
         }
         writer.endObject()

@@ -52,8 +52,34 @@ public struct SchemaCompilationError: Error, Sendable, CustomStringConvertible {
 /// An entity's name and member names as encoded JSON strings (quotes included).
 struct EncodedNames: Sendable {
     let entity: [UInt8]
-    let attributes: [[UInt8]]
-    let relationships: [[UInt8]]
+    let attributes: EncodedNameList
+    let relationships: EncodedNameList
+}
+
+/// Encoded names stored back to back in one array, so that writing one borrows the shared bytes
+/// instead of retaining an array per name.
+struct EncodedNameList: Sendable {
+    /// The encoded names, concatenated.
+    let text: [UInt8]
+    /// Where each name ends in `text` (the next one starts there).
+    let ends: [Int]
+
+    init(_ names: [String]) {
+        var text: [UInt8] = []
+        var ends: [Int] = []
+        for name in names {
+            text += JSONWriter.encoded(name)
+            ends.append(text.count)
+        }
+        self.text = text
+        self.ends = ends
+    }
+
+    /// The encoded name at `index` in `text` (as `withUnsafeBufferPointer` gives it).
+    @inline(__always)
+    func name(at index: Int, in text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: text[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+    }
 }
 
 /// An entity compiled for mapping (a class: the mapping loop reads it without copying).
@@ -78,6 +104,12 @@ final class EntityPlan: Sendable {
     let assignsNilForMissingRelationships: Bool
     /// The names as `RecordWriter` writes them, encoded once.
     let encodedNames: EncodedNames
+    /// The distinct keys of the attributes that read one key, found in one pass over a representation.
+    let memberKeys: JSONKeySet
+    /// Per attribute slot, its key's index in `memberKeys`; -1 when it does not read one key.
+    let memberKeyIndices: [Int]
+    /// A new record's relationships, none assigned yet: one array every record starts from.
+    let unassignedRelations: [[Int]?]
 
     init(_ entity: Entity, index: Int, entityIndex: [String: Int], schema: Schema, plugins: PluginRegistry) throws(SchemaCompilationError) {
         name = entity.name
@@ -115,8 +147,17 @@ final class EntityPlan: Sendable {
         readsSelf = attributes.contains { $0.source.isSelf }
         assignsDefaultsForMissingAttributes = entity.assignsDefaultsForMissingAttributes
         assignsNilForMissingRelationships = entity.assignsNilForMissingRelationships
-        encodedNames = EncodedNames(entity: JSONWriter.encoded(name), attributes: attributes.map { JSONWriter.encoded($0.name) },
-                                    relationships: relationships.map { JSONWriter.encoded($0.name) })
+        var keys: [String] = []
+        memberKeyIndices = attributes.map { attribute in
+            guard let key = attribute.singleKey else { return -1 }
+            if let known = keys.firstIndex(of: key) { return known }
+            keys.append(key)
+            return keys.count - 1
+        }
+        memberKeys = JSONKeySet(keys)
+        unassignedRelations = Array(repeating: nil, count: relationships.count)
+        encodedNames = EncodedNames(entity: JSONWriter.encoded(name), attributes: EncodedNameList(attributes.map(\.name)),
+                                    relationships: EncodedNameList(relationships.map(\.name)))
     }
 
     /// The attribute slots a `keyedBy` names, one per level.

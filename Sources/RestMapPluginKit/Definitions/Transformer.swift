@@ -14,6 +14,13 @@ extension ValueTransformer {
     public func reverseTransform(_ value: Value) throws -> Value { value }
 }
 
+/// A transformer that reads a string's UTF-8 in place (a loaded plugin's: the bytes cross the C
+/// ABI as they are), so that a string read from a body need not become a `String` first.
+package protocol UTF8StringTransformer: ValueTransformer {
+    /// The same as `transform(.string(String(decoding: utf8, as: UTF8.self)))`.
+    func transform(stringUTF8 utf8: UnsafeBufferPointer<UInt8>) throws -> Value
+}
+
 /// The error a transformer throws for a value it cannot transform.
 public struct TransformerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, naming the offending value; the host adds the transformer and position.

@@ -14,38 +14,47 @@ public enum ISO8601Text {
         let (seconds, millisecond) = milliseconds.floorDivided(by: 1000)
         let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
         let (year, month, day) = CivilDate.fromDays(days)
-        if year < 0 { text.append(UInt8(ascii: "-")) }
-        appendDigits(year.magnitude, width: 4, to: &text)
-        text.append(UInt8(ascii: "-"))
-        appendDigits(UInt64(month), width: 2, to: &text)
-        text.append(UInt8(ascii: "-"))
-        appendDigits(UInt64(day), width: 2, to: &text)
-        text.append(UInt8(ascii: "T"))
-        appendDigits(UInt64(secondOfDay / 3600), width: 2, to: &text)
-        text.append(UInt8(ascii: ":"))
-        appendDigits(UInt64(secondOfDay / 60 % 60), width: 2, to: &text)
-        text.append(UInt8(ascii: ":"))
-        appendDigits(UInt64(secondOfDay % 60), width: 2, to: &text)
-        if millisecond != 0 {
-            text.append(UInt8(ascii: "."))
-            appendDigits(UInt64(millisecond), width: 3, to: &text)
-        }
-        text.append(UInt8(ascii: "Z"))
-    }
-
-    /// Appends a number's decimal digits, padded with zeros to at least `width` digits.
-    private static func appendDigits(_ number: UInt64, width: Int, to text: inout [UInt8]) {
-        var divisor: UInt64 = 1
-        var digits = 1
-        while digits < width || number / divisor >= 10 {
-            divisor *= 10
-            digits += 1
-        }
-        var rest = number
-        while divisor > 0 {
-            text.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
+        // Formatted into a small buffer and appended at once, not byte by byte. At most 41 bytes:
+        // a sign, 20 digits of year, "-MM-DDTHH:MM:SS.mmmZ".
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
+            var end = 0
+            func put(_ byte: UInt8) {
+                buffer[end] = byte
+                end += 1
+            }
+            /// A number's decimal digits, padded with zeros to at least `width` digits.
+            func putDigits(_ number: UInt64, width: Int) {
+                var divisor: UInt64 = 1
+                var digits = 1
+                while digits < width || number / divisor >= 10 {
+                    divisor *= 10
+                    digits += 1
+                }
+                var rest = number
+                while divisor > 0 {
+                    put(UInt8(ascii: "0") + UInt8(rest / divisor))
+                    rest %= divisor
+                    divisor /= 10
+                }
+            }
+            if year < 0 { put(UInt8(ascii: "-")) }
+            putDigits(year.magnitude, width: 4)
+            put(UInt8(ascii: "-"))
+            putDigits(UInt64(month), width: 2)
+            put(UInt8(ascii: "-"))
+            putDigits(UInt64(day), width: 2)
+            put(UInt8(ascii: "T"))
+            putDigits(UInt64(secondOfDay / 3600), width: 2)
+            put(UInt8(ascii: ":"))
+            putDigits(UInt64(secondOfDay / 60 % 60), width: 2)
+            put(UInt8(ascii: ":"))
+            putDigits(UInt64(secondOfDay % 60), width: 2)
+            if millisecond != 0 {
+                put(UInt8(ascii: "."))
+                putDigits(UInt64(millisecond), width: 3)
+            }
+            put(UInt8(ascii: "Z"))
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
         }
     }
 }

@@ -2,7 +2,7 @@ import CRestMapPluginABI
 import RestMapPluginKit
 
 /// A transformer instance living in a loaded plugin, called through the C ABI.
-final class LoadedTransformer: ValueTransformer, @unchecked Sendable {
+final class LoadedTransformer: UTF8StringTransformer, @unchecked Sendable {
     // Unchecked: the fields never change after init, and the ABI requires instances to be safe
     // to call from many threads at once.
     private let image: PluginImage
@@ -53,9 +53,29 @@ final class LoadedTransformer: ValueTransformer, @unchecked Sendable {
 
     @inline(__always)
     private func call(_ function: Call?, _ value: Value) throws(PluginError) -> Value {
+        try call { output, error in
+            CValueBridge.withCValue(value) { input in function!(instance, input, output, error) }
+        }
+    }
+
+    /// Calls the transformer with the string's bytes as they are (no `String` is made).
+    func transform(stringUTF8 utf8: UnsafeBufferPointer<UInt8>) throws -> Value {
+        var input = restmap_value()
+        input.kind = RESTMAP_VALUE_STRING.rawValue
+        input.text = UnsafeRawPointer(utf8.baseAddress)?.assumingMemoryBound(to: CChar.self)
+        input.length = utf8.count
+        let transform = image.descriptor.pointee.transform
+        return try call { output, error in transform!(instance, &input, output, error) }
+    }
+
+    /// Runs one ABI call (`invoke` fills the output and error) and reads its output.
+    @inline(__always)
+    private func call(
+        _ invoke: (UnsafeMutablePointer<restmap_value>, UnsafeMutablePointer<restmap_buffer>) -> Int32
+    ) throws(PluginError) -> Value {
         var output = restmap_value()
         var error = restmap_buffer()
-        let status = CValueBridge.withCValue(value) { input in function!(instance, input, &output, &error) }
+        let status = invoke(&output, &error)
         guard status == RESTMAP_STATUS_OK else {
             throw PluginError.transformerFailed(transformer: qualifiedName, message: image.take(error))
         }
