@@ -3,6 +3,14 @@ import RestMapJSON
 import RestMapPlugins
 import RestMapSchema
 
+extension MappingPlan {
+    /// The same schema compiled into a plan of its own, for another thread; this plan when
+    /// compiling fails.
+    func compiledAgain() -> MappingPlan {
+        (try? MappingPlan(schema: schema, plugins: plugins)) ?? self
+    }
+}
+
 /// The interpreter: maps responses to records and records to request bodies, as a schema says.
 ///
 /// Build one per schema and share it: it is immutable and `Sendable`, and `map` may run from
@@ -25,7 +33,7 @@ public struct Mapper: Sendable {
     /// mapping side by side do not update the reference counts of one shared plan (measured: that
     /// sharing cost a fifth more CPU on two cores). This mapper itself when compiling fails.
     func withOwnPlan() -> Mapper {
-        (try? MappingPlan(schema: plan.schema, plugins: plan.plugins)).map(Mapper.init(plan:)) ?? self
+        Mapper(plan: plan.compiledAgain())
     }
 
     /// The schema this mapper interprets.

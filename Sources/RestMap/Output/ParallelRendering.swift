@@ -21,8 +21,7 @@ extension RecordWriter {
         let runs = stride(from: 0, to: indices.count, by: runLength).map { Array(indices[$0..<min($0 + runLength, indices.count)]) }
         // The first run reads the graph itself; the others copies.
         let graphs = [graph] + runs.dropFirst().map { _ in
-            RecordGraph(plan: (try? MappingPlan(schema: graph.plan.schema, plugins: graph.plan.plugins)) ?? graph.plan,
-                        records: graph.records.map { $0 })
+            RecordGraph(plan: graph.plan.compiledAgain(), records: graph.records.map { $0 })
         }
         var rendered = [[UInt8]](repeating: [], count: runs.count)
         rendered.withUnsafeMutableBufferPointer { slots in
