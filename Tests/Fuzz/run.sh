@@ -12,7 +12,8 @@ shift || true
 TARGETS=${*:-json keypath pathpattern schema}
 OUT=.build-fuzz
 mkdir -p "$OUT"
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6)
+# The sources are compiled into one module; `package` declarations need a package name.
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name restmap)
 
 build() { # name module-sources… -- extra flags…
     local name=$1
