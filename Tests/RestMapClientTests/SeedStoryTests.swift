@@ -99,6 +99,38 @@ struct SeedStoryTests {
         }
     }
 
+    @Test("Header names compare without case: a call's header replaces the schema's and the defaults of the same name, sent once")
+    func headerNamesWithoutCase() async throws {
+        let schema = """
+            restmap: 1
+            headers: { X-Client: restmap-test, Accept: application/json }
+            entities:
+              Article:
+                attributes:
+                  id: { from: id, type: integer }
+                  sent: { from: "@metadata.HTTP.request.headers", type: any }
+            responses:
+              - { path: /articles/:id, entity: Article }
+            """
+        try await SampleServer.with { server in
+            try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
+                let response = try await client.get(path: "/articles/2", headers: ["x-client": "override", "user-agent": "tester", "ACCEPT": "*/*"])
+                let record = try #require(response.result.records.first)
+                guard case .object(let members)? = record["sent"].value else {
+                    Issue.record("no request headers in @metadata: \(record["sent"])")
+                    return
+                }
+                func values(_ name: String) -> [Value] {
+                    members.filter { $0.key.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+                }
+                #expect(values("X-Client") == [.string("override")])
+                #expect(values("User-Agent") == [.string("tester")])
+                #expect(values("Accept") == [.string("*/*")])
+                #expect(values("Accept-Encoding") == [.string("gzip, deflate")])
+            }
+        }
+    }
+
     @Test("@metadata.HTTP holds the full request and response URLs and the request headers")
     func metadata() async throws {
         let schema = """

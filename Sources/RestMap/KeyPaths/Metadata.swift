@@ -25,7 +25,7 @@ struct Metadata: Sendable {
                 ("request", object([
                     ("URL", .string(requestURL)),
                     ("method", .string(request.method)),
-                    ("headers", strings(schema.headers.merging(request.requestHeaders) { _, given in given })),
+                    ("headers", strings(HTTPHeaders.setting(request.requestHeaders, over: schema.headers))),
                 ])),
                 ("response", object([
                     ("URL", .string(request.responseURL ?? requestURL)),

@@ -50,7 +50,7 @@ public struct Response: Sendable {
 
     /// The header value for a case-insensitive name.
     public func header(_ name: String) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        HTTPHeaders.value(of: name, in: headers)
     }
 
     /// The query parameters of `path`, percent-decoded.
@@ -80,5 +80,25 @@ public struct MappingOptions: Sendable {
     public init(strict: Bool = false, jobs: Int = 1) {
         self.strict = strict
         self.jobs = max(jobs, 1)
+    }
+}
+
+/// HTTP header fields as a dictionary, whose names compare without case (RFC 9110).
+package enum HTTPHeaders {
+    /// The value of the header `name`, in any case.
+    package static func value(of name: String, in headers: [String: String]) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// `base` with each of `given` set: a given name replaces the base's header of that name in any case.
+    package static func setting(_ given: [String: String], over base: [String: String]) -> [String: String] {
+        var merged = base
+        for (name, value) in given {
+            for existing in merged.keys where existing.caseInsensitiveCompare(name) == .orderedSame {
+                merged.removeValue(forKey: existing)
+            }
+            merged[name] = value
+        }
+        return merged
     }
 }

@@ -27,7 +27,7 @@ public struct ClientResponse: Sendable {
 
     /// A response header, by case-insensitive name.
     public func header(_ name: String) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        HTTPHeaders.value(of: name, in: headers)
     }
 }
 
@@ -201,14 +201,14 @@ public struct RestMapClient: Sendable {
     /// answer yet: a pager reads the next page's URL from its headers while it maps it.
     func receive(method: String, url: String, parameters: [String: String], headers: [String: String],
                  body: RequestBody? = nil) async throws(ClientError) -> Exchange {
-        var requestHeaders = mapper.schema.headers.merging(configuration.headers) { _, given in given }
-        if !requestHeaders.keys.contains(where: { $0.caseInsensitiveCompare("Accept") == .orderedSame }) {
+        // Header names compare without case: a later source replaces `accept` as well as `Accept`.
+        var requestHeaders = HTTPHeaders.setting(configuration.headers, over: mapper.schema.headers)
+        if HTTPHeaders.value(of: "Accept", in: requestHeaders) == nil {
             requestHeaders["Accept"] = "application/json, */*;q=0.5"
         }
-        requestHeaders["Accept-Encoding"] = "gzip, deflate"
-        requestHeaders["User-Agent"] = "restmap"
-        requestHeaders.merge(headers) { _, given in given }
-        if let body { requestHeaders["Content-Type"] = body.contentType }
+        requestHeaders = HTTPHeaders.setting(["Accept-Encoding": "gzip, deflate", "User-Agent": "restmap"], over: requestHeaders)
+        requestHeaders = HTTPHeaders.setting(headers, over: requestHeaders)
+        if let body { requestHeaders = HTTPHeaders.setting(["Content-Type": body.contentType], over: requestHeaders) }
         let cached = method == "GET" ? await cache?.entry(for: url) : nil
         var wireHeaders = requestHeaders
         if let etag = cached?.etag { wireHeaders["If-None-Match"] = etag }
@@ -414,3 +414,4 @@ enum LoginBody {
         }
     }
 }
+
