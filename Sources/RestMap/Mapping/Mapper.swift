@@ -59,7 +59,7 @@ public struct Mapper: Sendable {
         let path = matchedPath(of: response)
         let matched = matchingDescriptors(method: response.method, path: path, status: response.status)
         let parameters = routingParameters(of: response, matched: matched)
-        let metadata = self.metadata(of: response, path: path, matched: matched)
+        let metadata = self.metadata(of: response, path: path, parameters: parameters)
         let isError = response.status >= 400
 
         if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
@@ -221,13 +221,15 @@ public struct Mapper: Sendable {
     }
 
     /// The metadata a response maps with (`@metadata`): its request and response, the route its
-    /// path matches, and its routing parameters.
+    /// path matches, and its routing parameters (`routingParameters(of:matched:)` unless given).
     func metadata(of response: Response, path: String? = nil,
-                  matched: [(descriptor: ResponseDescriptor, parameters: [String: String])]? = nil) -> Metadata {
+                  matched: [(descriptor: ResponseDescriptor, parameters: [String: String])]? = nil,
+                  parameters: [String: String]? = nil) -> Metadata {
         let path = path ?? matchedPath(of: response)
-        let matched = matched ?? matchingDescriptors(method: response.method, path: path, status: response.status)
+        let parameters = parameters ?? routingParameters(
+            of: response, matched: matched ?? matchingDescriptors(method: response.method, path: path, status: response.status))
         return Metadata(request: response, schema: plan.schema, routeName: routeName(method: response.method, path: path),
-                        routingParameters: routingParameters(of: response, matched: matched))
+                        routingParameters: parameters)
     }
 
     /// The given parameters, then those the matched descriptors' path patterns extract.

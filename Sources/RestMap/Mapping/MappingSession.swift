@@ -157,7 +157,7 @@ final class MappingSession {
                     let member = keyIndex < 0 || positions[keyIndex] < 0 ? nil : node.member(atPosition: positions[keyIndex])
                     var value: Value?
                     do throws(CoercionError) {
-                        value = try self.value(of: attribute, in: node, member: member, coercer: coercer, found: &mappable)
+                        value = try self.value(of: attribute, member: member, coercer: coercer, found: &mappable)
                     } catch {
                         failure = (error.message, attribute)
                         return
@@ -219,7 +219,7 @@ final class MappingSession {
     /// An attribute's value: read, defaulted, transformed and coerced. `found` becomes `true`
     /// when the source key path found something (`null` included), as RestKit counts mappable values.
     /// `member` is what an attribute reading one key found (`findMembers`).
-    private func value(of attribute: AttributePlan, in node: JSONNode, member: JSONNode?, coercer: Coercer,
+    private func value(of attribute: AttributePlan, member: JSONNode?, coercer: Coercer,
                        found mappable: inout Bool) throws(CoercionError) -> Value? {
         let found: Resolved
         if attribute.singleKey != nil {
@@ -251,8 +251,9 @@ final class MappingSession {
         return true
     }
 
-    /// Adds a record, or merges it into the record with the same identification.
-    private func store(_ values: [Value?], entity: EntityPlan) -> Int {
+    /// Adds a record, or merges it into the record with the same identification; returns its
+    /// position (below the record count before the call when it merged).
+    func store(_ values: [Value?], entity: EntityPlan) -> Int {
         if let key = identityKey(values, slots: entity.identification) {
             // A new key (the common case) costs one hash lookup: the position is stored at once,
             // and put back to the existing record's when the key was known.

@@ -207,17 +207,9 @@ extension MappingSession {
         var local = [Int](repeating: 0, count: other.records.count)
         var merged = [Bool](repeating: false, count: other.records.count)
         for (index, record) in other.records.enumerated() {
-            let entityPlan = plan.entities[record.entity]
-            let key = identityKey(record.values, slots: entityPlan.identification)
-            if let key, let existing = identities[record.entity][key] {
-                for (slot, value) in record.values.enumerated() where value != nil { records[existing].values[slot] = value }
-                local[index] = existing
-                merged[index] = true
-            } else {
-                if let key { identities[record.entity][key] = records.count }
-                local[index] = records.count
-                records.append(RecordData(entity: record.entity, values: record.values, relations: record.relations))
-            }
+            let count = records.count
+            local[index] = store(record.values, entity: plan.entities[record.entity])
+            merged[index] = local[index] < count
         }
         // Relationships once every record has its index here.
         for (index, record) in other.records.enumerated() {
