@@ -62,7 +62,7 @@ public struct Mapper: Sendable {
         let metadata = self.metadata(of: response, path: path, parameters: parameters)
         let isError = response.status >= 400
 
-        if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+        if response.body.allSatisfy(Self.isWhitespace) {
             if isError { throw .unprocessableErrorResponse(status: response.status, body: response.body) }
             return (MappingResult(keyPaths: [], records: [], errors: [], routingParameters: parameters, graph: nil), nil)
         }

@@ -107,6 +107,7 @@ extension Mapper {
         return MappedRun(session: session, roots: roots)
     }
 
+    /// JSON whitespace (RFC 8259): space, line feed, carriage return, tab.
     static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
