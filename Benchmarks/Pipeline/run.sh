@@ -34,12 +34,13 @@ generate() { # layout megabytes file
     [ -s "$3" ] || python3 Benchmarks/Pipeline/generate.py "$1" "$2" "$3" >/dev/null
 }
 
-# Median wall seconds of ROUNDS runs of a command (output to /dev/null); with METRIC=cpu, the
-# median of user + system CPU seconds instead (steadier on a machine shared with other work).
+# Median wall seconds of ROUNDS runs of a command (output to /dev/null), to the millisecond
+# (bash's own `time`); with METRIC=cpu, the median of user + system CPU seconds instead
+# (steadier on a machine shared with other work).
 seconds() {
-    local times=()
+    local times=() TIMEFORMAT='%3R %3U %3S'
     for _ in $(seq "$ROUNDS"); do
-        /usr/bin/time -f '%e %U %S' -o "$DATA/time.out" "$@" >/dev/null
+        { time "$@" >/dev/null; } 2>"$DATA/time.out"
         if [ "${METRIC:-wall}" = cpu ]; then
             times+=("$(tail -1 "$DATA/time.out" | awk '{ print $2 + $3 }')")
         else

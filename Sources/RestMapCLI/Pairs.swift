@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RestMap
+import RestMapJSON
 
 /// `name=value` and `name:value` options.
 enum Pairs {
@@ -54,6 +55,7 @@ enum CommandInput {
         while true {
             var failed = false
             let piece = [UInt8](unsafeUninitializedCapacity: pieceSize) { buffer, initialized in
+                HugePages.advise(buffer.baseAddress!, byteCount: buffer.count)
                 while initialized < buffer.count {
                     let count = Foundation.read(descriptor, buffer.baseAddress! + initialized, buffer.count - initialized)
                     if count > 0 {

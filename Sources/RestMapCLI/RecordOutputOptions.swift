@@ -11,7 +11,7 @@ struct RecordOutputOptions: ParsableArguments {
 
     /// Writes the records to standard output in the chosen format, rendered on up to `jobs` threads.
     func write(_ records: [Record], jobs: Int = 1) {
-        Terminal.write(RecordWriter.output(records, format: format, pretty: pretty, jobs: jobs))
+        for piece in RecordWriter.outputPieces(records, format: format, pretty: pretty, jobs: jobs) { Terminal.write(piece) }
     }
 }
 

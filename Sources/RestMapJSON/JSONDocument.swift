@@ -52,11 +52,15 @@ struct TapeEntry {
 /// Nothing is materialized while parsing: strings and numbers are read from the bytes when a
 /// `JSONNode` is asked for them. Parse once, then read only what is needed.
 ///
-/// The bytes and the tape are copied into memory the document owns and never mutates, so the
-/// hot accessors read them through plain pointers.
+/// The document keeps the body's array as it is (no copy) and owns the tape; neither changes
+/// after parsing, so the hot accessors read them through plain pointers.
 public final class JSONDocument: @unchecked Sendable {
     @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
     @usableFromInline let tape: UnsafeBufferPointer<TapeEntry>
+    /// The array `bytes` points into. A constant of the document, so its buffer lives as long as
+    /// the document and never changes: a mutation through another reference to the same array
+    /// copies it first (copy-on-write), and Swift arrays on Linux are always contiguous.
+    private let storage: [UInt8]
 
     /// The largest body a document holds: tape offsets are 32-bit, so larger input is refused
     /// with an error instead of overflowing them.
@@ -68,18 +72,33 @@ public final class JSONDocument: @unchecked Sendable {
             throw JSONParseError(message: "the document is \(bytes.count) bytes; at most \(Self.maximumByteCount) are supported",
                                  offset: Self.maximumByteCount, line: 1, column: 1)
         }
-        let parsed = try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
-            var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth)
-            return try parser.parse()
+        let buffer = bytes.withUnsafeBufferPointer { $0 }
+        var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth)
+        let parsed = try parser.parse()
+        storage = bytes
+        self.bytes = buffer
+        self.tape = UnsafeBufferPointer(parsed)
+    }
+
+    /// Parses the elements of a JSON array cut out of `body` without copying it: the bytes from
+    /// `range.lowerBound` to `range.upperBound` (both included) are read as an array whose `[` and
+    /// `]` the first and last bytes stand for, whatever they are — a `,` where a larger array was
+    /// cut between two elements. Offsets (`JSONNode.byteOffset`) count from `range.lowerBound`.
+    package init(elementsIn body: [UInt8], range: ClosedRange<Int>, options: JSONParsingOptions = .init()) throws(JSONParseError) {
+        let whole = body.withUnsafeBufferPointer { $0 }
+        let buffer = UnsafeBufferPointer(rebasing: whole[range])
+        guard buffer.count <= Self.maximumByteCount else {
+            throw JSONParseError(message: "the run is \(buffer.count) bytes; at most \(Self.maximumByteCount) are supported",
+                                 offset: Self.maximumByteCount, line: 1, column: 1)
         }
-        let ownedBytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
-        _ = ownedBytes.initialize(from: bytes)
-        self.bytes = UnsafeBufferPointer(rebasing: ownedBytes[..<bytes.count])
+        var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth, bracketed: true)
+        let parsed = try parser.parse()
+        storage = body
+        self.bytes = buffer
         self.tape = UnsafeBufferPointer(parsed)
     }
 
     deinit {
-        UnsafeMutableBufferPointer(mutating: bytes).deallocate()
         // A parsed document has at least one tape entry (an empty body is a parse error).
         UnsafeMutablePointer(mutating: tape.baseAddress!).deallocate()
     }

@@ -7,9 +7,14 @@ struct JSONParser {
     /// Open containers: tape index and whether it is an object.
     var stack: [(index: Int, isObject: Bool)] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+    /// Whether the first and last bytes stand for `[` and `]`, whatever they are (a run of
+    /// elements cut out of a larger array at commas: `JSONDocument(elementsIn:)`).
+    let bracketed: Bool
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, bracketed: Bool = false) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.bracketed = bracketed
         self.tape = TapeBuffer(capacity: bytes.count / 8 + 4)
     }
 
@@ -23,9 +28,13 @@ struct JSONParser {
     }
 
     private mutating func parseDocument() throws(JSONParseError) {
-        skipWhitespace()
-        if position == bytes.count { throw error("empty document", at: position) }
-        try parseValue()
+        if bracketed {
+            try openBracketedArray()
+        } else {
+            skipWhitespace()
+            if position == bytes.count { throw error("empty document", at: position) }
+            try parseValue()
+        }
         while !stack.isEmpty {
             skipWhitespace()
             guard position < bytes.count else {
@@ -34,7 +43,11 @@ struct JSONParser {
             }
             let byte = bytes[position]
             let top = stack[stack.count - 1]
-            if byte == UInt8(ascii: ",") {
+            if bracketed, stack.count == 1, position == bytes.count - 1 {
+                // The last byte closes the bracketed array.
+                position += 1
+                close()
+            } else if byte == UInt8(ascii: ",") {
                 position += 1
                 skipWhitespace()
                 if top.isObject { try parseKey() }
@@ -48,6 +61,17 @@ struct JSONParser {
         }
         skipWhitespace()
         if position < bytes.count { throw error("unexpected text after the document", at: position) }
+    }
+
+    /// Opens the array whose `[` the first byte stands for, and parses its first element.
+    private mutating func openBracketedArray() throws(JSONParseError) {
+        guard bytes.count >= 2 else { throw error("expected a bracketed run of elements", at: 0) }
+        stack.append((tape.count, false))
+        tape.append(TapeEntry(tag: .array, flag: false, start: 0, end: 0, count: 0))
+        position = 1
+        skipWhitespace()
+        if position == bytes.count - 1 { return }   // no elements: the loop closes it
+        try parseValue()
     }
 
     private mutating func close() {
@@ -249,7 +273,14 @@ struct TapeBuffer {
 
     init(capacity: Int) {
         self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        base = Self.allocate(self.capacity)
+    }
+
+    /// Room for `capacity` entries; a large tape on huge pages (it is written front to back once).
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<TapeEntry> {
+        let base = UnsafeMutablePointer<TapeEntry>.allocate(capacity: capacity)
+        HugePages.advise(base, byteCount: capacity * MemoryLayout<TapeEntry>.stride)
+        return base
     }
 
     @inline(__always) mutating func append(_ entry: TapeEntry) {
@@ -264,7 +295,7 @@ struct TapeBuffer {
     }
 
     private mutating func grow() {
-        let larger = UnsafeMutablePointer<TapeEntry>.allocate(capacity: capacity * 2)
+        let larger = Self.allocate(capacity * 2)
         larger.moveInitialize(from: base, count: count)
         base.deallocate()
         base = larger

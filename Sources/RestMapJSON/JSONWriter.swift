@@ -13,6 +13,18 @@ public struct JSONWriter: Sendable {
         self.pretty = pretty
     }
 
+    /// Makes room ahead for a large output, between two values: once a quarter of the buffer is
+    /// left, it moves to one twice as large on huge pages (`HugePages`), instead of growing by
+    /// the array's own reallocation, which maps the new buffer 4 KiB at a time.
+    public mutating func reserveAhead() {
+        let capacity = bytes.capacity, count = bytes.count
+        guard capacity - count < capacity / 4, 2 * capacity >= HugePages.minimumByteCount else { return }
+        bytes = [UInt8](unsafeUninitializedCapacity: 2 * capacity) { buffer, initialized in
+            HugePages.advise(buffer.baseAddress!, byteCount: buffer.count)
+            initialized = bytes.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
+        }
+    }
+
     /// The written text.
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 

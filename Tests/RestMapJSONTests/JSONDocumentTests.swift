@@ -197,4 +197,41 @@ import Testing
         writer.endArray()
         #expect(writer.string == "[\n  {\n    \"a\": 1\n  }\n]")
     }
+
+    /// A run of elements cut out of an array at commas parses in place, the cut bytes standing
+    /// for its brackets; a cut that is not between two elements fails instead of parsing.
+    @Test func elementRunsCutAtCommasParseInPlace() throws {
+        let body = Array(#"[{"a": [1, "x,y"]}, {"b": null} , 7,"z"]"#.utf8)
+        let commas = body.indices.filter { body[$0] == UInt8(ascii: ",") }
+        // Between the elements: after `}` at 17, after `}` at 31, after 7 at 35.
+        let cuts = [0, commas[2], commas[3], commas[4], body.count - 1]
+        let runs = try zip(cuts, cuts.dropFirst()).map { try JSONDocument(elementsIn: body, range: $0...$1) }
+        #expect(runs.map { $0.root.count } == [1, 1, 1, 1])
+        #expect(runs[0].root[0]?["a"]?[1]?.stringValue == "x,y")
+        #expect(runs[1].root[0]?["b"]?.isNull == true)
+        #expect(runs[2].root[0]?.number?.int64 == 7)
+        #expect(runs[3].root[0]?.stringValue == "z")
+        #expect(runs[1].root[0]?.byteOffset == 2)   // counted from the run's first byte
+        let whole = try JSONDocument(elementsIn: body, range: 0...(body.count - 1))
+        #expect(whole.root.count == 4)
+        // Cut inside an object's array and inside a string: neither run is whole elements.
+        #expect(throws: JSONParseError.self) { try JSONDocument(elementsIn: body, range: 0...commas[0]) }
+        #expect(throws: JSONParseError.self) { try JSONDocument(elementsIn: body, range: commas[1]...(body.count - 1)) }
+    }
+
+    /// `reserveAhead` moves a large output to a larger buffer without changing what was written.
+    @Test func reservingAheadKeepsTheWrittenBytes() {
+        var writer = JSONWriter()
+        writer.beginArray()
+        var expected = "["
+        for index in 0..<400_000 {
+            writer.string("item \(index)")
+            expected += (index > 0 ? "," : "") + "\"item \(index)\""
+            writer.reserveAhead()
+        }
+        writer.endArray()
+        expected += "]"
+        #expect(writer.bytes.capacity >= HugePages.minimumByteCount / 2)
+        #expect(writer.string == expected)
+    }
 }

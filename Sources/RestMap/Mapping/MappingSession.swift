@@ -73,6 +73,12 @@ final class MappingSession {
             return []
         case .array:
             var mapped: [Int] = []
+            mapped.reserveCapacity(node.count)
+            if records.isEmpty, keyedBy.isEmpty {
+                // The body's array: room for its records and identities at once, not by regrowing.
+                records.reserveCapacity(node.count)
+                identities[entity].reserveCapacity(node.count)
+            }
             for (index, element) in node.elements.enumerated() {
                 path.append(.index(index))
                 if keyedBy.isEmpty {

@@ -23,8 +23,9 @@ extension Mapper {
     func mapArrayInParallel(_ body: [UInt8], entity: Int, metadata: Metadata, jobs: Int) -> (session: MappingSession, roots: [Int])? {
         guard jobs > 1, body.count >= Self.parallelBodyBytes, isSplittable(entity) else { return nil }
         let workers = [self] + (1..<jobs).map { _ in withOwnPlan() }
-        // More parts than threads, so a thread that finishes early takes another.
-        let partCount = 8 * jobs
+        // More parts than threads, so a thread that finishes early takes another; parts of
+        // 4 MiB or more, whose tapes are large enough for huge pages (`HugePages`).
+        let partCount = jobs * Swift.max(1, Swift.min(8, body.count / (jobs * HugePages.minimumByteCount)))
         var absorbed = Absorbed()
         do {
             if let parts = ParsedParts(body, count: partCount) {
@@ -149,14 +150,10 @@ struct ParsedParts: Sequence {
         var documents = [JSONDocument?](repeating: nil, count: cuts.count - 1)
         documents.withUnsafeMutableBufferPointer { slots in
             nonisolated(unsafe) let slots = slots
-            body.withUnsafeBufferPointer { bytes in
-                nonisolated(unsafe) let bytes = bytes
-                DispatchQueue.concurrentPerform(iterations: slots.count) { part in
-                    var text = [UInt8(ascii: "[")]
-                    text += bytes[(cuts[part] + 1)..<cuts[part + 1]]
-                    text.append(UInt8(ascii: "]"))
-                    slots[part] = try? JSONDocument(bytes: text)
-                }
+            DispatchQueue.concurrentPerform(iterations: slots.count) { part in
+                // The part's elements, read in place: its first and last bytes (the `[`, `]` or
+                // the cut commas) stand for its brackets.
+                slots[part] = try? JSONDocument(elementsIn: body, range: cuts[part]...cuts[part + 1])
             }
         }
         var parts: [Part] = []
@@ -205,6 +202,14 @@ extension MappingSession {
     /// `assign` does, in the other session's record order: what mapping those elements in this
     /// session would have given. Returns the other session's roots as records of this one.
     func absorb(_ other: MappingSession, roots: [Int]) -> [Int] {
+        // Room for the other session's records and identities at once (at least doubling, so
+        // absorbing many parts stays linear), not by regrowing record by record.
+        let recordsNeeded = records.count + other.records.count
+        if recordsNeeded > records.capacity { records.reserveCapacity(Swift.max(recordsNeeded, 2 * records.capacity)) }
+        for (entity, absorbed) in other.identities.enumerated() {
+            let needed = identities[entity].count + absorbed.count
+            if needed > identities[entity].capacity { identities[entity].reserveCapacity(Swift.max(needed, 2 * identities[entity].capacity)) }
+        }
         var local = [Int](repeating: 0, count: other.records.count)
         var merged = [Bool](repeating: false, count: other.records.count)
         for (index, record) in other.records.enumerated() {

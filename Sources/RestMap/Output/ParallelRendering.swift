@@ -8,13 +8,24 @@ extension RecordWriter {
     /// `output(_:format:pretty:)` rendered on up to `jobs` threads: JSON (not pretty) and NDJSON
     /// of many records of one mapping are written in contiguous runs, one per thread, and joined.
     /// The bytes are the same as with one thread.
+    public static func output(_ records: [Record], format: RecordFormat, pretty: Bool = false, jobs: Int) -> [UInt8] {
+        let pieces = outputPieces(records, format: format, pretty: pretty, jobs: jobs)
+        if pieces.count == 1 { return pieces[0] }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
+        for piece in pieces { bytes += piece }
+        return bytes
+    }
+
+    /// `output(_:format:pretty:jobs:)` as the pieces it joins, in order: write them one after
+    /// another to spare the copy into one buffer.
     ///
     /// Each run reads a graph of its own (a copy of the record list and the schema compiled
     /// again), so the threads do not update the reference counts of one shared list and plan.
-    public static func output(_ records: [Record], format: RecordFormat, pretty: Bool = false, jobs: Int) -> [UInt8] {
+    public static func outputPieces(_ records: [Record], format: RecordFormat, pretty: Bool = false, jobs: Int) -> [[UInt8]] {
         guard jobs > 1, !pretty, format != .csv, records.count >= parallelRecordCount,
               let graph = records.first?.graph, records.allSatisfy({ $0.graph === graph }) else {
-            return output(records, format: format, pretty: pretty)
+            return [output(records, format: format, pretty: pretty)]
         }
         let indices = records.map(\.index)
         let runLength = (indices.count + jobs - 1) / jobs
@@ -33,18 +44,19 @@ extension RecordWriter {
                     if format == .json, position > 0 { writer.comma() }
                     write(Record(graph: graphs[run], index: index), to: &writer, path: &path)
                     if format == .ndjson { writer.endLine() }
+                    writer.reserveAhead()
                 }
                 slots[run] = writer.bytes
             }
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(rendered.reduce(3) { $0 + $1.count + 1 })
-        if format == .json { bytes.append(UInt8(ascii: "[")) }
+        guard format == .json else { return rendered }
+        // JSON: the runs between brackets, a comma between two runs.
+        var pieces: [[UInt8]] = [[UInt8(ascii: "[")]]
         for (run, part) in rendered.enumerated() {
-            if format == .json, run > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes += part
+            if run > 0 { pieces.append([UInt8(ascii: ",")]) }
+            pieces.append(part)
         }
-        if format == .json { bytes += [UInt8(ascii: "]"), 0x0A] }
-        return bytes
+        pieces.append([UInt8(ascii: "]"), 0x0A])
+        return pieces
     }
 }

@@ -31,6 +31,7 @@ public enum RecordWriter {
             for record in records {
                 write(record, to: &writer, path: &path)
                 writer.endLine()
+                writer.reserveAhead()
             }
             return writer.bytes
         case .csv:
@@ -52,7 +53,10 @@ public enum RecordWriter {
         var writer = JSONWriter(pretty: pretty)
         writer.beginArray()
         var path: [Int] = []
-        for record in records { write(record, to: &writer, path: &path) }
+        for record in records {
+            write(record, to: &writer, path: &path)
+            writer.reserveAhead()
+        }
         writer.endArray()
         return writer
     }
