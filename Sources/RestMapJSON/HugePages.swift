@@ -14,6 +14,18 @@ package enum HugePages {
     package static let minimumByteCount = 4 << 20
     private static let hugePageSize = 2 << 20
 
+    /// Memory for at least `byteCount` bytes in whole huge pages: rounded up to 2 MiB, aligned to
+    /// 2 MiB and advised, so that even a buffer of a few MiB is mapped 2 MiB at a time (only the
+    /// pages written are). Free it with `deallocate()` as any allocation.
+    package static func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
+        let rounded = (byteCount + hugePageSize - 1) / hugePageSize * hugePageSize
+        let start = UnsafeMutableRawPointer.allocate(byteCount: rounded, alignment: hugePageSize)
+        #if os(Linux)
+        _ = madvise(start, rounded, MADV_HUGEPAGE)
+        #endif
+        return start
+    }
+
     /// Advises the 2 MiB-aligned pages inside `byteCount` bytes at `start`, before they are
     /// written. Harmless on memory that is written already, or freed later by `free`.
     package static func advise(_ start: UnsafeMutableRawPointer, byteCount: Int) {

@@ -276,11 +276,12 @@ struct TapeBuffer {
         base = Self.allocate(self.capacity)
     }
 
-    /// Room for `capacity` entries; a large tape on huge pages (it is written front to back once).
+    /// Room for `capacity` entries. A tape of 1 MiB or more is written front to back once: it
+    /// gets whole huge pages (`HugePages.allocate`).
     private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<TapeEntry> {
-        let base = UnsafeMutablePointer<TapeEntry>.allocate(capacity: capacity)
-        HugePages.advise(base, byteCount: capacity * MemoryLayout<TapeEntry>.stride)
-        return base
+        let byteCount = capacity * MemoryLayout<TapeEntry>.stride
+        guard byteCount >= 1 << 20 else { return .allocate(capacity: capacity) }
+        return HugePages.allocate(byteCount: byteCount).bindMemory(to: TapeEntry.self, capacity: capacity)
     }
 
     @inline(__always) mutating func append(_ entry: TapeEntry) {

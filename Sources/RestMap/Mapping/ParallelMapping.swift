@@ -23,9 +23,9 @@ extension Mapper {
     func mapArrayInParallel(_ body: [UInt8], entity: Int, metadata: Metadata, jobs: Int) -> (session: MappingSession, roots: [Int])? {
         guard jobs > 1, body.count >= Self.parallelBodyBytes, isSplittable(entity) else { return nil }
         let workers = [self] + (1..<jobs).map { _ in withOwnPlan() }
-        // More parts than threads, so a thread that finishes early takes another; parts of
-        // 4 MiB or more, whose tapes are large enough for huge pages (`HugePages`).
-        let partCount = jobs * Swift.max(1, Swift.min(8, body.count / (jobs * HugePages.minimumByteCount)))
+        // More parts than threads, so a thread that finishes early takes another, and the
+        // absorbing of the last parts, after the threads finish, is short.
+        let partCount = 8 * jobs
         var absorbed = Absorbed()
         do {
             if let parts = ParsedParts(body, count: partCount) {
