@@ -61,9 +61,11 @@ struct MapCommand: ParsableCommand {
     var body: String?
 
     func run() throws {
+        // A whole body is read while the schema loads and the plugins link.
+        let bodyRead = streaming.isStreaming ? nil : CommandInput.readInBackground(body)
         let mapper = try plugins.mapper(for: schema)
-        if streaming.isStreaming { return try mapStream(with: mapper) }
-        let response = try response(body: try CommandInput.read(body))
+        guard let bodyRead else { return try mapStream(with: mapper) }
+        let response = try response(body: try bodyRead.value())
         let result: MappingResult
         do { result = try mapper.map(response, options: MappingOptions(strict: strict, jobs: streaming.jobs)) } catch {
             Terminal.error("restmap: \(error)\n")

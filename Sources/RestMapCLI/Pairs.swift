@@ -34,6 +34,33 @@ enum CommandInput {
         return bytes
     }
 
+    /// Starts `read(_:what:)` on another thread and returns at once: the body is read while the
+    /// caller loads the schema and plugins. The result (or the reading error) waits in `value()`.
+    static func readInBackground(_ path: String?, what: String = "body") -> BackgroundRead {
+        let read = BackgroundRead()
+        Thread.detachNewThread { read.finish(Result { try CommandInput.read(path, what: what) }) }
+        return read
+    }
+
+    /// The bytes a background `read` gives, once it has finished.
+    final class BackgroundRead: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        /// Written once by the reading thread before `done` is signalled, read after waiting on it.
+        private var result: Result<[UInt8], any Error>?
+
+        fileprivate func finish(_ result: Result<[UInt8], any Error>) {
+            self.result = result
+            done.signal()
+        }
+
+        /// Waits for the read to finish; its bytes, or its error.
+        func value() throws -> [UInt8] {
+            done.wait()
+            done.signal()   // a later call does not wait again
+            return try result!.get()
+        }
+    }
+
     /// A file opened for reading, or standard input (descriptor 0) for `-` or no file; the caller
     /// closes a descriptor other than 0.
     static func open(_ path: String?, what: String = "body") throws -> Int32 {
