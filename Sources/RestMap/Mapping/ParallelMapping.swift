@@ -29,6 +29,7 @@ extension Mapper {
         var absorbed = Absorbed()
         do {
             if let parts = ParsedParts(body, count: partCount) {
+                absorbed.elementCount = parts.elementCount
                 let pipeline = BatchPipeline(workers: workers) { (worker: Mapper, part: ParsedParts.Part) in
                     worker.mapElements(part.nodes, firstIndex: part.firstIndex, entity: entity, metadata: metadata)
                 }
@@ -56,6 +57,8 @@ extension Mapper {
         var session: MappingSession?
         var roots: [Int] = []
         var malformed = false
+        /// The elements of the whole array, when known before mapping (0: not known).
+        var elementCount = 0
 
         mutating func take(_ run: MappedRun?) {
             guard !malformed, let run else {
@@ -67,6 +70,12 @@ extension Mapper {
             } else {
                 session = run.session
                 roots = run.roots
+                roots.reserveCapacity(elementCount)
+                // The first part tells how many records and identities an element brings: room
+                // for the whole array's at once, instead of rehashing as each part is absorbed.
+                if elementCount > run.roots.count, !run.roots.isEmpty {
+                    run.session.reserve(scaledBy: Double(elementCount) / Double(run.roots.count))
+                }
             }
         }
     }
@@ -186,6 +195,9 @@ struct ParsedParts: Sequence {
         return nil
     }
 
+    /// The elements of all parts.
+    var elementCount: Int { parts.last.map { $0.firstIndex + $0.nodes.count } ?? 0 }
+
     func makeIterator() -> IndexingIterator<[Part]> { parts.makeIterator() }
 }
 
@@ -201,6 +213,14 @@ extension MappingSession {
     /// merging records by identification as `store` does and assigning their relationships as
     /// `assign` does, in the other session's record order: what mapping those elements in this
     /// session would have given. Returns the other session's roots as records of this one.
+    /// Makes room for `factor` times the records and identities the session holds.
+    func reserve(scaledBy factor: Double) {
+        records.reserveCapacity(Int(Double(records.count) * factor))
+        for entity in identities.indices where !identities[entity].isEmpty {
+            identities[entity].reserveCapacity(Int(Double(identities[entity].count) * factor))
+        }
+    }
+
     func absorb(_ other: MappingSession, roots: [Int]) -> [Int] {
         // Room for the other session's records and identities at once (at least doubling, so
         // absorbing many parts stays linear), not by regrowing record by record.
