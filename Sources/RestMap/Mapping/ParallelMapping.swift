@@ -209,10 +209,6 @@ struct MappedRun: @unchecked Sendable {
 }
 
 extension MappingSession {
-    /// Takes the records and errors of a session that mapped the elements after this one's,
-    /// merging records by identification as `store` does and assigning their relationships as
-    /// `assign` does, in the other session's record order: what mapping those elements in this
-    /// session would have given. Returns the other session's roots as records of this one.
     /// Makes room for `factor` times the records and identities the session holds.
     func reserve(scaledBy factor: Double) {
         records.reserveCapacity(Int(Double(records.count) * factor))
@@ -221,6 +217,10 @@ extension MappingSession {
         }
     }
 
+    /// Takes the records and errors of a session that mapped the elements after this one's,
+    /// merging records by identification as `store` does and assigning their relationships as
+    /// `assign` does, in the other session's record order: what mapping those elements in this
+    /// session would have given. Returns the other session's roots as records of this one.
     func absorb(_ other: MappingSession, roots: [Int]) -> [Int] {
         // Room for the other session's records and identities at once (at least doubling, so
         // absorbing many parts stays linear), not by regrowing record by record.
