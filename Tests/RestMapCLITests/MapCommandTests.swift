@@ -21,6 +21,20 @@ struct MapCommandTests {
         #expect((first["assignedUser"] as? [String: Any])?["userID"] as? Int == first["assignedUserID"] as? Int)
     }
 
+    /// The body is read while the schema loads: a schema error still comes first, and a body
+    /// that cannot be read is reported by name once the schema is good.
+    @Test("A missing body file is named; a bad schema is reported before it")
+    func unreadableBody() throws {
+        let missing = try CLI.run(["map", "--schema", "Schemas/tasks.yaml", "no-such-body.json"])
+        #expect(missing.status == 2, "\(missing.status)")   // a usage error, as ArgumentParser exits for ValidationError
+        #expect(missing.errors.contains("cannot read the body file 'no-such-body.json'"), "\(missing.errors)")
+        #expect(missing.output.isEmpty)
+        let both = try CLI.run(["map", "--schema", "no-such-schema.yaml", "no-such-body.json"])
+        #expect(both.status == 1)
+        #expect(both.errors.contains("no-such-schema.yaml:1:1: error: no such file"), "\(both.errors)")
+        #expect(!both.errors.contains("no-such-body.json"))
+    }
+
     @Test("Dates from the dates plugin print as ISO 8601 UTC")
     func stashboard() throws {
         let run = try CLI.run(["map", "--schema", "Schemas/stashboard.yaml", "--path", "/services", "--format", "ndjson",
