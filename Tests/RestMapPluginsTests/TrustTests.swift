@@ -116,6 +116,12 @@ import Testing
         #expect(refusals.map(\.reason)
             == ["'dates' is a first-party plugin, taken only from the restmap binary's folder or the installed plugin folder"])
         #expect(!searchPath.candidates().contains { $0.path.hasPrefix(directory.path) })
+        // One name's refusals, found by its file name, are the listing's of that name.
+        #expect(searchPath.refusals(forPlugin: "dates") == refusals)
+        #expect(searchPath.refusals(forPlugin: "ids").isEmpty)
+        let unsearched = PluginSearchPath([], firstPartyDirectories: [BuiltPlugins.directory], unsearchedDirectories: [directory.path])
+        #expect(unsearched.refusals(forPlugin: "dates") == unsearched.refusals().filter { $0.name == "dates" })
+        #expect(unsearched.refusals(forPlugin: "dates").count == 1)
 
         // Without a first-party folder holding it, the copy still is not taken.
         let embedded = PluginSearchPath([directory.path], firstPartyDirectories: [])

@@ -50,7 +50,7 @@ extension PreparedSchema {
                         continue
                     }
                 }
-                for refusal in searchPath.refusals() where refusal.name == name && PluginSearchPath.reservedNames.contains(name) {
+                for refusal in searchPath.refusals(forPlugin: name) where PluginSearchPath.reservedNames.contains(name) {
                     pluginDiagnostics.append(.warning("ignored \(refusal.path): \(refusal.reason)", at: node.textLocation))
                 }
             }

@@ -123,7 +123,7 @@ public struct PluginSearchPath: Sendable, Equatable {
             .first(where: { FileManager.default.fileExists(atPath: $0) }) {
             return path
         }
-        throw PluginError.notFound(name: name, searched: searched, untrusted: refusals().filter { $0.name == name }.map(\.path))
+        throw PluginError.notFound(name: name, searched: searched, untrusted: refusals(forPlugin: name).map(\.path))
     }
 
     /// A plugin library found on the search path.
@@ -161,23 +161,39 @@ public struct PluginSearchPath: Sendable, Equatable {
     /// The plugin libraries that are never loaded, sorted by path: a first-party name outside the
     /// first-party directories, and any plugin in an unsearched folder (the schema's, the current one).
     public func refusals() -> [Refusal] {
-        let trusted = Set(firstPartyDirectories)
-        var refusals: [Refusal] = []
-        for (directory, searched) in directories.map({ ($0, true) }) + unsearchedDirectories.map({ ($0, false) })
-        where !trusted.contains(directory) {
-            for candidate in Self.libraries(in: directory) {
-                let reason: String
-                if Self.reservedNames.contains(candidate.name) {
-                    reason = "'\(candidate.name)' is a first-party plugin, taken only from the restmap binary's folder or the installed plugin folder"
-                } else if !searched {
-                    reason = "\(directory) is not searched for plugins: pass --plugin-path \(directory) to trust it"
-                } else {
-                    continue
-                }
-                refusals.append(Refusal(name: candidate.name, path: candidate.path, reason: reason))
+        untrustedDirectories.flatMap { directory, searched in
+            Self.libraries(in: directory).compactMap { candidate in
+                Self.refusalReason(for: candidate.name, in: directory, searched: searched)
+                    .map { Refusal(name: candidate.name, path: candidate.path, reason: $0) }
             }
+        }.sorted { $0.path < $1.path }
+    }
+
+    /// `refusals()` of one plugin name, found by looking for its file in each folder instead of
+    /// listing every folder (what a schema naming the plugin needs).
+    public func refusals(forPlugin name: String) -> [Refusal] {
+        guard Self.isValidName(name) else { return [] }
+        let fileName = Self.fileName(forPlugin: name)
+        return untrustedDirectories.compactMap { directory, searched in
+            let path = (directory as NSString).appendingPathComponent(fileName)
+            guard let reason = Self.refusalReason(for: name, in: directory, searched: searched),
+                  FileManager.default.fileExists(atPath: path) else { return nil }
+            return Refusal(name: name, path: path, reason: reason)
+        }.sorted { $0.path < $1.path }
+    }
+
+    /// The folders outside the first-party ones, each with whether it is searched.
+    private var untrustedDirectories: [(directory: String, searched: Bool)] {
+        let trusted = Set(firstPartyDirectories)
+        return (directories.map { ($0, true) } + unsearchedDirectories.map { ($0, false) }).filter { !trusted.contains($0.0) }
+    }
+
+    /// Why a plugin of this name in this folder is never loaded; `nil` when it may be.
+    private static func refusalReason(for name: String, in directory: String, searched: Bool) -> String? {
+        if reservedNames.contains(name) {
+            return "'\(name)' is a first-party plugin, taken only from the restmap binary's folder or the installed plugin folder"
         }
-        return refusals.sorted { $0.path < $1.path }
+        return searched ? nil : "\(directory) is not searched for plugins: pass --plugin-path \(directory) to trust it"
     }
 
     // MARK: Helpers
