@@ -218,7 +218,7 @@ public struct JSONElementStream<Source: JSONByteSource> {
     }
 
     private func isBlank(_ range: Range<Int>) -> Bool {
-        buffer[range].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        buffer[range].allSatisfy(isJSONWhitespace)
     }
 
     private mutating func nextArrayElement(keys: [String]) throws(JSONStreamError) -> Element? {
@@ -350,20 +350,8 @@ public struct JSONElementStream<Source: JSONByteSource> {
                 var cursor = scanned
                 while cursor < filled {
                     if inString, !escaped {
-                        // Skip eight bytes at a time to the next '"' or '\\' (the lowest flagged
-                        // byte is a real one: borrows only flag bytes above it).
-                        let ones: UInt64 = 0x0101_0101_0101_0101
-                        while cursor + 8 <= filled {
-                            let word = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + cursor).loadUnaligned(as: UInt64.self))
-                            let quote = word ^ (ones &* 0x22)
-                            let backslash = word ^ (ones &* 0x5C)
-                            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & 0x8080_8080_8080_8080
-                            if special != 0 {
-                                cursor += special.trailingZeroBitCount >> 3
-                                break
-                            }
-                            cursor += 8
-                        }
+                        // Skip eight bytes at a time to the next '"' or '\\'.
+                        JSONStrings.skipPlainWords(bytes.baseAddress!, at: &cursor, to: filled, stoppingAt: .quoteAndBackslash)
                         if cursor >= filled { break }
                     }
                     let byte = bytes[cursor]

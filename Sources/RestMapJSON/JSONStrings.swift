@@ -1,6 +1,46 @@
+/// JSON whitespace (RFC 8259): space, line feed, carriage return, tab.
+@inline(__always)
+package func isJSONWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+}
+
 /// String escapes and UTF-8 validation.
 @usableFromInline
 enum JSONStrings {
+    /// The bytes a string scan stops at, besides `"` and `\\`.
+    enum ScanStops {
+        /// Only `"` and `\\` (finding where a string ends).
+        case quoteAndBackslash
+        /// Also control characters (what a writer must escape).
+        case escapes
+    }
+
+    /// Moves `position` over the bytes that are not stops, eight bytes at a time: to the first
+    /// stop, or to where fewer than eight bytes are left before `end` (the caller goes on byte by
+    /// byte from there).
+    @inline(__always)
+    static func skipPlainWords(_ base: UnsafePointer<UInt8>, at position: inout Int, to end: Int, stoppingAt stops: ScanStops) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        while position + 8 <= end {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // Each term flags the bytes that are zero (a quote, a backslash) or below 0x20;
+            // borrows only flag bytes above a flagged one, so the lowest flag is a real stop.
+            // (`JSONParser.parseString` writes the same scan out, stopping at non-ASCII too.)
+            let flags: UInt64 = switch stops {
+            case .quoteAndBackslash: ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+            case .escapes: ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            }
+            let special = flags & 0x8080_8080_8080_8080
+            if special != 0 {
+                position += special.trailingZeroBitCount >> 3
+                return
+            }
+            position += 8
+        }
+    }
+
     @inline(__always) static func hexValue(_ byte: UInt8) -> UInt32? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))

@@ -163,18 +163,7 @@ public struct JSONWriter: Sendable {
         let base = utf8.baseAddress!
         let count = utf8.count
         var position = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        while position + 8 <= count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            // Each term flags the bytes that are zero (a quote, a backslash) or below 0x20; borrows
-            // only flag bytes above a flagged one, so the lowest flag is a real escape.
-            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word))
-                & 0x8080_8080_8080_8080
-            if special != 0 { return position + special.trailingZeroBitCount >> 3 }
-            position += 8
-        }
+        JSONStrings.skipPlainWords(base, at: &position, to: count, stoppingAt: .escapes)
         while position < count {
             let byte = base[position]
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return position }

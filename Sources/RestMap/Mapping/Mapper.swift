@@ -62,7 +62,7 @@ public struct Mapper: Sendable {
         let metadata = self.metadata(of: response, path: path, parameters: parameters)
         let isError = response.status >= 400
 
-        if response.body.allSatisfy(Self.isWhitespace) {
+        if response.body.allSatisfy(isJSONWhitespace) {
             if isError { throw .unprocessableErrorResponse(status: response.status, body: response.body) }
             return (MappingResult(keyPaths: [], records: [], errors: [], routingParameters: parameters, graph: nil), nil)
         }

@@ -36,7 +36,7 @@ extension Mapper {
                 var iterator = parts.makeIterator()
                 try pipeline.run(next: { iterator.next() }, take: { absorbed.take($0) })
             } else {
-                guard body.first(where: { !Self.isWhitespace($0) }) == UInt8(ascii: "[") else { return nil }
+                guard body.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[") else { return nil }
                 let pipeline = BatchPipeline(workers: workers) { worker, batch in
                     worker.mapElements(of: batch, entity: entity, metadata: metadata)
                 }
@@ -116,11 +116,6 @@ extension Mapper {
         session.path = []
         return MappedRun(session: session, roots: roots)
     }
-
-    /// JSON whitespace (RFC 8259): space, line feed, carriage return, tab.
-    static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
 }
 
 /// A body that is one JSON array of objects, cut into parts of whole elements and parsed on
@@ -144,8 +139,8 @@ struct ParsedParts: Sequence {
     private var parts: [Part]
 
     init?(_ body: [UInt8], count: Int) {
-        guard let open = body.firstIndex(where: { !Mapper.isWhitespace($0) }), body[open] == UInt8(ascii: "["),
-              let close = body.lastIndex(where: { !Mapper.isWhitespace($0) }), close > open, body[close] == UInt8(ascii: "]") else { return nil }
+        guard let open = body.firstIndex(where: { !isJSONWhitespace($0) }), body[open] == UInt8(ascii: "["),
+              let close = body.lastIndex(where: { !isJSONWhitespace($0) }), close > open, body[close] == UInt8(ascii: "]") else { return nil }
         // The content between the brackets, cut at commas between objects.
         var found = [open]
         let share = Swift.max((close - open) / count, 1)
@@ -186,9 +181,9 @@ struct ParsedParts: Sequence {
                 continue
             }
             var before = position - 1
-            while before > 0, Mapper.isWhitespace(body[before]) { before -= 1 }
+            while before > 0, isJSONWhitespace(body[before]) { before -= 1 }
             var after = position + 1
-            while after < end, Mapper.isWhitespace(body[after]) { after += 1 }
+            while after < end, isJSONWhitespace(body[after]) { after += 1 }
             if body[before] == UInt8(ascii: "}"), after < end, body[after] == UInt8(ascii: "{") { return position }
             position += 1
         }
