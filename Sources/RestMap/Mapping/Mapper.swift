@@ -222,12 +222,10 @@ public struct Mapper: Sendable {
 
     /// The metadata a response maps with (`@metadata`): its request and response, the route its
     /// path matches, and its routing parameters (`routingParameters(of:matched:)` unless given).
-    func metadata(of response: Response, path: String? = nil,
-                  matched: [(descriptor: ResponseDescriptor, parameters: [String: String])]? = nil,
-                  parameters: [String: String]? = nil) -> Metadata {
+    func metadata(of response: Response, path: String? = nil, parameters: [String: String]? = nil) -> Metadata {
         let path = path ?? matchedPath(of: response)
         let parameters = parameters ?? routingParameters(
-            of: response, matched: matched ?? matchingDescriptors(method: response.method, path: path, status: response.status))
+            of: response, matched: matchingDescriptors(method: response.method, path: path, status: response.status))
         return Metadata(request: response, schema: plan.schema, routeName: routeName(method: response.method, path: path),
                         routingParameters: parameters)
     }

@@ -176,7 +176,7 @@ extension Mapper {
             let entity = plan.entityIndex[descriptor.entity.value]!
             try checkStreamable(entity)
             return StreamTarget(layout: .array(keys: keys), entity: entity, keyPath: descriptor.keyPath?.text ?? "",
-                                metadata: metadata(of: request, path: path, matched: matched))
+                                metadata: metadata(of: request, path: path, parameters: routingParameters(of: request, matched: matched)))
         }
     }
 
