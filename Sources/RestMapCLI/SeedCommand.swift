@@ -23,15 +23,13 @@ struct SeedCommand: AsyncParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
-    @Option(name: .long, help: "Threads that map a large file that is one array (default: the number of cores); the store built is the same.")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var threads: JobsOption
 
     @Argument(help: ArgumentHelp("A JSON file, optionally with the GET path it answers.", valueName: "FILE[:PATH]"))
     var files: [String]
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one FILE[:PATH]") }
-        if jobs < 1 { throw ValidationError("--jobs takes a positive number, found \(jobs)") }
     }
 
     func run() async throws {
@@ -47,7 +45,7 @@ struct SeedCommand: AsyncParsableCommand {
         for (input, body) in zip(inputs, bodies) {
             let headers = BodyMediaType.implied(byExtensionOf: input.file).map { ["Content-Type": $0] } ?? [:]
             let response = Response(path: input.path, headers: headers, body: body)
-            let (result, summary) = try await StoreFailure.report { try await store.importResponse(response, options: MappingOptions(jobs: jobs)) }
+            let (result, summary) = try await StoreFailure.report { try await store.importResponse(response, options: MappingOptions(jobs: threads.jobs)) }
             Terminal.out("\(input.file): \(summary)\n")
             for error in result.errors { Terminal.error("restmap: \(input.file): record failed: \(error)\n") }
             failed = failed || !result.errors.isEmpty

@@ -89,15 +89,10 @@ struct StoreImportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "The body is one page of a paginated GET: orphans are kept.")
     var partial = false
 
-    @Option(name: .long, help: "Threads that map a large body that is one array (default: the number of cores); the records saved are the same.")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var threads: JobsOption
 
     @Argument(help: ArgumentHelp("The response body; '-' reads standard input.", valueName: "BODY-FILE"))
     var body: String
-
-    func validate() throws {
-        if jobs < 1 { throw ValidationError("--jobs takes a positive number, found \(jobs)") }
-    }
 
     func run() async throws {
         let recordStore = try store.open()
@@ -106,7 +101,7 @@ struct StoreImportCommand: AsyncParsableCommand {
         let headers = BodyMediaType.implied(byExtensionOf: body).map { ["Content-Type": $0] } ?? [:]
         let response = Response(method: method, path: path, status: status, headers: headers, body: bytes,
                                 parameters: try Pairs.parse(param, separator: "=", option: "--param"))
-        let (result, summary) = try await StoreFailure.report { try await recordStore.importResponse(response, options: MappingOptions(jobs: jobs), isCompletePage: !partial) }
+        let (result, summary) = try await StoreFailure.report { try await recordStore.importResponse(response, options: MappingOptions(jobs: threads.jobs), isCompletePage: !partial) }
         Terminal.out("\(summary)\n")
         for error in result.errors { Terminal.error("restmap: record failed: \(error)\n") }
         if !result.errors.isEmpty { throw ExitCode.failure }

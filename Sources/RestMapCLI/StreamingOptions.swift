@@ -19,8 +19,8 @@ struct StreamingOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("With --input ndjson: each line is one representation of this entity.", valueName: "entity"))
     var entity: String?
 
-    @Option(name: .long, help: "Threads that map a large array or NDJSON (default: the number of cores); records and their order are what one thread gives.")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var threads: JobsOption
+    var jobs: Int { threads.jobs }
 
     @Flag(name: .long, help: "With --input ndjson --format ndjson: reload the schema file when it changes (a version with errors is reported and not used).")
     var watch = false
@@ -30,7 +30,6 @@ struct StreamingOptions: ParsableArguments {
     func validate() throws {
         if entity != nil, input != .ndjson { throw ValidationError("--entity needs --input ndjson") }
         if watch, input != .ndjson { throw ValidationError("--watch needs --input ndjson") }
-        if jobs < 1 { throw ValidationError("--jobs takes a positive number, found \(jobs)") }
     }
 
     var streamInput: StreamInput {
