@@ -8,11 +8,19 @@ final class UpsertStatements {
     let sql: TableSQL
     private let db: Database
     private var select: DirectStatement?
-    private var allSlots = [DirectStatement?](repeating: nil, count: Kind.allCases.count)
-    private var someSlots: [[Int]: [DirectStatement?]] = [:]
+    /// Per kind (`nil`: not asked for yet), for all slots and by the slots present.
+    private var allSlots = [Entry?](repeating: nil, count: Kind.allCases.count)
+    private var someSlots: [[Int]: [Entry?]] = [:]
 
     private enum Kind: Int, CaseIterable {
         case insert, upsert, update, updateLinks, differs
+    }
+
+    /// A kind's statement for a set of slots, or none when it would assign nothing (an update
+    /// without columns to set): remembered either way, so the SQL is built once.
+    private enum Entry {
+        case none
+        case compiled(DirectStatement)
     }
 
     init(_ sql: TableSQL, _ db: Database) {
@@ -78,45 +86,43 @@ final class UpsertStatements {
         return statement
     }
 
+    // Total (the force unwraps): insert, upsert and differs always have a statement.
+
     /// `TableSQL.insert(slots)`.
-    func insert(_ slots: [Int]?) throws -> DirectStatement { try compiled(.insert, slots) }
+    func insert(_ slots: [Int]?) throws -> DirectStatement { try statement(.insert, slots)! }
     /// `TableSQL.upsert(slots)`.
-    func upsert(_ slots: [Int]?) throws -> DirectStatement { try compiled(.upsert, slots) }
+    func upsert(_ slots: [Int]?) throws -> DirectStatement { try statement(.upsert, slots)! }
     /// `TableSQL.update(slots)`; `nil` when it assigns nothing.
-    func update(_ slots: [Int]?) throws -> DirectStatement? {
-        if let statement = cached(.update, slots) { return statement }
-        guard sql.update(slots ?? Array(sql.columns.indices)) != nil else { return nil }
-        return try compiled(.update, slots)
-    }
+    func update(_ slots: [Int]?) throws -> DirectStatement? { try statement(.update, slots) }
     /// `TableSQL.updateLinks(slots)`; `nil` when it assigns nothing.
-    func updateLinks(_ slots: [Int]?) throws -> DirectStatement? {
-        if let statement = cached(.updateLinks, slots) { return statement }
-        guard sql.updateLinks(slots ?? Array(sql.columns.indices)) != nil else { return nil }
-        return try compiled(.updateLinks, slots)
-    }
+    func updateLinks(_ slots: [Int]?) throws -> DirectStatement? { try statement(.updateLinks, slots) }
     /// `TableSQL.differs(slots)`.
-    func differs(_ slots: [Int]?) throws -> DirectStatement { try compiled(.differs, slots) }
+    func differs(_ slots: [Int]?) throws -> DirectStatement { try statement(.differs, slots)! }
 
-    private func cached(_ kind: Kind, _ slots: [Int]?) -> DirectStatement? {
-        slots.map { someSlots[$0]?[kind.rawValue] } ?? allSlots[kind.rawValue]
-    }
-
-    private func compiled(_ kind: Kind, _ slots: [Int]?) throws -> DirectStatement {
-        if let statement = cached(kind, slots) { return statement }
+    /// The statement of `kind` for `slots` (`nil`: all of them), compiled on first use; `nil`
+    /// when it would assign nothing.
+    private func statement(_ kind: Kind, _ slots: [Int]?) throws -> DirectStatement? {
+        let known: Entry? = slots.map { someSlots[$0]?[kind.rawValue] ?? nil } ?? allSlots[kind.rawValue]
+        switch known {
+        case .compiled(let statement)?: return statement
+        case .none?: return nil
+        case nil: break
+        }
         let chosen = slots ?? Array(sql.columns.indices)
-        let text = switch kind {
+        let text: String? = switch kind {
         case .insert: sql.insert(chosen)
         case .upsert: sql.upsert(chosen)
-        case .update: sql.update(chosen) ?? ""
-        case .updateLinks: sql.updateLinks(chosen) ?? ""
+        case .update: sql.update(chosen)
+        case .updateLinks: sql.updateLinks(chosen)
         case .differs: sql.differs(chosen)
         }
-        let statement = try DirectStatement(text, db)
+        let entry = try text.map { Entry.compiled(try DirectStatement($0, db)) } ?? .none
         if let slots {
-            someSlots[slots, default: [DirectStatement?](repeating: nil, count: Kind.allCases.count)][kind.rawValue] = statement
+            someSlots[slots, default: [Entry?](repeating: nil, count: Kind.allCases.count)][kind.rawValue] = entry
         } else {
-            allSlots[kind.rawValue] = statement
+            allSlots[kind.rawValue] = entry
         }
-        return statement
+        if case .compiled(let statement) = entry { return statement }
+        return nil
     }
 }
