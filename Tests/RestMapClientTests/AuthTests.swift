@@ -31,16 +31,7 @@ struct AuthTests {
 
     @Test("A credential given as a plain header is sent, but never reaches the mapped metadata")
     func credentialHeaderStaysOutOfRecords() async throws {
-        let schema = """
-            restmap: 1
-            entities:
-              Article:
-                attributes:
-                  id: { from: id, type: integer }
-                  sent: { from: "@metadata.HTTP.request.headers", type: any }
-            responses:
-              - { path: "/auth/:kind/articles", keyPath: articles, entity: Article }
-            """
+        let schema = TestSchemas.articlesKeepingSentHeaders(response: #"{ path: "/auth/:kind/articles", keyPath: articles, entity: Article }"#)
         let response = try await SampleServer.with { server in
             let configuration = TestSchemas.configuration(server) { $0.headers = ["X-API-Key": "sample-api-key", "X-Trace": "t1"] }
             return try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: configuration) { client in

@@ -101,17 +101,8 @@ struct SeedStoryTests {
 
     @Test("Header names compare without case: a call's header replaces the schema's and the defaults of the same name, sent once")
     func headerNamesWithoutCase() async throws {
-        let schema = """
-            restmap: 1
-            headers: { X-Client: restmap-test, Accept: application/json }
-            entities:
-              Article:
-                attributes:
-                  id: { from: id, type: integer }
-                  sent: { from: "@metadata.HTTP.request.headers", type: any }
-            responses:
-              - { path: /articles/:id, entity: Article }
-            """
+        let schema = TestSchemas.articlesKeepingSentHeaders(response: "{ path: /articles/:id, entity: Article }",
+                                                            top: "headers: { X-Client: restmap-test, Accept: application/json }")
         try await SampleServer.with { server in
             try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
                 let response = try await client.get(path: "/articles/2", headers: ["x-client": "override", "user-agent": "tester", "ACCEPT": "*/*"])

@@ -27,6 +27,22 @@ enum TestSchemas {
         return ((try? String(contentsOf: file, encoding: .utf8)) ?? "") + "\n" + extra + "\n"
     }
 
+    /// A schema of Articles that keep the request headers they were fetched with
+    /// (`@metadata.HTTP.request.headers`), in `sent`; `top` is YAML added at the top level.
+    static func articlesKeepingSentHeaders(response: String, top: String = "") -> String {
+        """
+        restmap: 1
+        \(top)
+        entities:
+          Article:
+            attributes:
+              id: { from: id, type: integer }
+              sent: { from: "@metadata.HTTP.request.headers", type: any }
+        responses:
+          - \(response)
+        """
+    }
+
     /// A configuration for a test server: its base URL, short timeouts and quick retries.
     static func configuration(_ server: SampleServer, _ change: (inout ClientConfiguration) -> Void = { _ in }) -> ClientConfiguration {
         var configuration = ClientConfiguration()

@@ -219,18 +219,30 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONDocument(elementsIn: body, range: commas[1]...(body.count - 1)) }
     }
 
-    /// `reserveAhead` moves a large output to a larger buffer without changing what was written.
+    /// `reserveAhead` moves a large output to a buffer twice as large once less than a quarter is
+    /// left, without changing what was written.
     @Test func reservingAheadKeepsTheWrittenBytes() {
         var writer = JSONWriter()
         writer.beginArray()
         var expected = "["
+        var moves = 0, movesNotDoubling = 0, lowOnRoomAfterwards = 0
         for index in 0..<400_000 {
             writer.string("item \(index)")
             expected += (index > 0 ? "," : "") + "\"item \(index)\""
+            let before = writer.bytes.capacity
             writer.reserveAhead()
+            let capacity = writer.bytes.capacity
+            if capacity != before {
+                moves += 1
+                if capacity < 2 * before { movesNotDoubling += 1 }
+            }
+            if 2 * capacity >= HugePages.minimumByteCount, capacity - writer.bytes.count < capacity / 4 { lowOnRoomAfterwards += 1 }
         }
         writer.endArray()
         expected += "]"
+        #expect(moves > 0, "a 5 MB output never moved ahead")
+        #expect(movesNotDoubling == 0)
+        #expect(lowOnRoomAfterwards == 0)
         #expect(writer.bytes.capacity >= HugePages.minimumByteCount / 2)
         #expect(writer.string == expected)
     }
