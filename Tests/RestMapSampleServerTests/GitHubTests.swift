@@ -102,6 +102,12 @@ struct GitHubTests {
             #expect(try await server.send("GET", "/users/octocat/starred", headers: ["If-None-Match": "\"other\""]).status == 200)
             #expect(try await server.send("GET", "/users/octocat/starred", headers: ["If-Modified-Since": modified]).status == 304)
             #expect(try await server.send("GET", "/users/octocat/starred", headers: ["If-Modified-Since": "Mon, 01 Jan 2024 00:00:00 GMT"]).status == 200)
+            // Bodies that differ get different tags, wherever they differ.
+            var tags: Set<String> = []
+            for query in ["page=1&per_page=20", "page=2&per_page=20", "page=1&per_page=19", "page=1&per_page=21", "page=1&per_page=1", "page=2&per_page=1"] {
+                tags.insert(try #require(try await server.send("GET", "/users/octocat/repos?" + query).header("ETag")))
+            }
+            #expect(tags.count == 6)
         }
     }
 

@@ -3,12 +3,29 @@ import Hummingbird
 
 /// `ETag` / `Last-Modified` validators and the `304 Not Modified` decision (RFC 9110 section 13).
 enum Conditional {
-    /// A strong entity tag from the body bytes (FNV-1a, 64 bits).
+    /// A strong entity tag from the body bytes: 64 bits of four FNV-1a-style lanes over 8-byte
+    /// words (one multiply per 8 bytes in four independent chains, not one per byte in one chain:
+    /// byte-wise FNV-1a of a 57 KB page was a fifth of the server's time per request).
     static func entityTag(_ body: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
+        let prime: UInt64 = 0x100_0000_01b3
+        var lanes: (UInt64, UInt64, UInt64, UInt64) = (0xcbf2_9ce4_8422_2325, 0x8422_2325_cbf2_9ce4, 0x9ce4_8422_2325_cbf2, 0x2325_cbf2_9ce4_8422)
+        body.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset + 32 <= bytes.count {
+                lanes.0 = (lanes.0 ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* prime
+                lanes.1 = (lanes.1 ^ bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)) &* prime
+                lanes.2 = (lanes.2 ^ bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self)) &* prime
+                lanes.3 = (lanes.3 ^ bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self)) &* prime
+                offset += 32
+            }
+            while offset < bytes.count {
+                lanes.0 = (lanes.0 ^ UInt64(bytes[offset])) &* prime
+                offset += 1
+            }
+        }
+        var hash = UInt64(body.count)
+        for lane in [lanes.0, lanes.1, lanes.2, lanes.3] {
+            hash = (hash ^ lane ^ (lane >> 29)) &* prime
         }
         let hex = String(hash, radix: 16)
         return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
