@@ -61,10 +61,15 @@ public final class JSONDocument: @unchecked Sendable {
     /// the document and never changes: a mutation through another reference to the same array
     /// copies it first (copy-on-write), and Swift arrays on Linux are always contiguous.
     private let storage: [UInt8]
+    /// The memory `tape` is in, released when the document ends.
+    private let tapeAllocation: TapeAllocation
 
     /// The largest body a document holds: tape offsets are 32-bit, so larger input is refused
     /// with an error instead of overflowing them.
     public static let maximumByteCount = Int(UInt32.max) - 1
+
+    /// The document `null`: a root to hold where no document is wanted any longer.
+    package static let null = try! JSONDocument(bytes: Array("null".utf8))
 
     /// Parses UTF-8 JSON (RFC 8259): strict grammar, top-level scalars allowed.
     public init(bytes: [UInt8], options: JSONParsingOptions = .init()) throws(JSONParseError) {
@@ -77,7 +82,8 @@ public final class JSONDocument: @unchecked Sendable {
         let parsed = try parser.parse()
         storage = bytes
         self.bytes = buffer
-        self.tape = UnsafeBufferPointer(parsed)
+        self.tape = UnsafeBufferPointer(parsed.entries)
+        tapeAllocation = parsed.allocation
     }
 
     /// Parses the elements of a JSON array cut out of `body` without copying it: the bytes from
@@ -95,12 +101,12 @@ public final class JSONDocument: @unchecked Sendable {
         let parsed = try parser.parse()
         storage = body
         self.bytes = buffer
-        self.tape = UnsafeBufferPointer(parsed)
+        self.tape = UnsafeBufferPointer(parsed.entries)
+        tapeAllocation = parsed.allocation
     }
 
     deinit {
-        // A parsed document has at least one tape entry (an empty body is a parse error).
-        UnsafeMutablePointer(mutating: tape.baseAddress!).deallocate()
+        tapeAllocation.release()
     }
 
     /// Parses the UTF-8 bytes of a string.

@@ -23,7 +23,7 @@ struct JSONParser {
     }
 
     /// Parses the whole input; on success the caller owns the returned tape's memory.
-    mutating func parse() throws(JSONParseError) -> UnsafeMutableBufferPointer<TapeEntry> {
+    mutating func parse() throws(JSONParseError) -> (entries: UnsafeMutableBufferPointer<TapeEntry>, allocation: TapeAllocation) {
         do { try parseDocument() } catch {
             tape.deallocate()
             throw error
@@ -272,47 +272,69 @@ import Darwin
 
 /// A growable array of tape entries without copy-on-write checks; ownership moves to the document.
 struct TapeBuffer {
-    private var base: UnsafeMutablePointer<TapeEntry>
-    private var capacity: Int
+    private var allocation: TapeAllocation
     private(set) var count = 0
     /// The size from which the tape is allocated in whole huge pages.
     private let hugePagesFrom: Int
 
     init(capacity: Int, hugePagesFrom: Int) {
-        self.capacity = max(capacity, 16)
         self.hugePagesFrom = hugePagesFrom
-        base = Self.allocate(self.capacity, hugePagesFrom: hugePagesFrom)
-    }
-
-    /// Room for `capacity` entries: from `hugePagesFrom` bytes in whole huge pages
-    /// (`HugePages.allocate`), as the tape is written front to back once.
-    private static func allocate(_ capacity: Int, hugePagesFrom: Int) -> UnsafeMutablePointer<TapeEntry> {
-        let byteCount = capacity * MemoryLayout<TapeEntry>.stride
-        guard byteCount >= hugePagesFrom else { return .allocate(capacity: capacity) }
-        return HugePages.allocate(byteCount: byteCount).bindMemory(to: TapeEntry.self, capacity: capacity)
+        allocation = TapeAllocation(capacity: max(capacity, 16), hugePagesFrom: hugePagesFrom)
     }
 
     @inline(__always) mutating func append(_ entry: TapeEntry) {
-        if count == capacity { grow() }
-        (base + count).initialize(to: entry)
+        if count == allocation.capacity { grow() }
+        (allocation.base + count).initialize(to: entry)
         count += 1
     }
 
     subscript(index: Int) -> TapeEntry {
-        get { base[index] }
-        set { base[index] = newValue }
+        get { allocation.base[index] }
+        set { allocation.base[index] = newValue }
     }
 
     private mutating func grow() {
-        let larger = Self.allocate(capacity * 2, hugePagesFrom: hugePagesFrom)
-        larger.moveInitialize(from: base, count: count)
-        base.deallocate()
-        base = larger
-        capacity *= 2
+        let larger = TapeAllocation(capacity: allocation.capacity * 2, hugePagesFrom: hugePagesFrom)
+        larger.base.moveInitialize(from: allocation.base, count: count)
+        allocation.release()
+        allocation = larger
     }
 
-    /// The entries; the caller deallocates them.
-    func take() -> UnsafeMutableBufferPointer<TapeEntry> { UnsafeMutableBufferPointer(start: base, count: count) }
+    /// The entries and their allocation; the caller releases it.
+    func take() -> (entries: UnsafeMutableBufferPointer<TapeEntry>, allocation: TapeAllocation) {
+        (UnsafeMutableBufferPointer(start: allocation.base, count: count), allocation)
+    }
 
-    func deallocate() { base.deallocate() }
+    func deallocate() { allocation.release() }
+}
+
+/// The memory of a tape: from `hugePagesFrom` bytes in whole huge pages (`HugePages.allocate`,
+/// given back to be reused), as the tape is written front to back once; smaller ones from the
+/// allocator.
+struct TapeAllocation {
+    let base: UnsafeMutablePointer<TapeEntry>
+    let capacity: Int
+    private let isHugePages: Bool
+
+    init(capacity: Int, hugePagesFrom: Int) {
+        let byteCount = capacity * MemoryLayout<TapeEntry>.stride
+        if byteCount >= hugePagesFrom {
+            let (start, allocated) = HugePages.allocate(byteCount: byteCount)
+            self.capacity = allocated / MemoryLayout<TapeEntry>.stride
+            base = start.bindMemory(to: TapeEntry.self, capacity: self.capacity)
+            isHugePages = true
+        } else {
+            self.capacity = capacity
+            base = .allocate(capacity: capacity)
+            isHugePages = false
+        }
+    }
+
+    func release() {
+        if isHugePages {
+            HugePages.recycle(UnsafeMutableRawPointer(base), byteCount: capacity * MemoryLayout<TapeEntry>.stride)
+        } else {
+            base.deallocate()
+        }
+    }
 }

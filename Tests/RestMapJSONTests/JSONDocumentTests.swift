@@ -1,5 +1,5 @@
 import Foundation
-import RestMapJSON
+@testable import RestMapJSON
 import Testing
 
 @Suite struct JSONDocumentTests {
@@ -245,5 +245,46 @@ import Testing
         #expect(lowOnRoomAfterwards == 0)
         #expect(writer.bytes.capacity >= HugePages.minimumByteCount / 2)
         #expect(writer.string == expected)
+    }
+}
+
+/// Huge-page buffers given back are reused by the next allocation that fits, a few at most.
+@Suite struct RecycledBufferTests {
+    @Test func keepsAFewAndGivesTheSmallestThatFits() {
+        var recycled = HugePages.Recycled()
+        var kept: [Bool] = []
+        var taken: [UInt?] = []
+        taken.append(recycled.take(atLeast: 1)?.address)
+        kept.append(recycled.keep(address: 0x40_0000, byteCount: 4 << 20))
+        kept.append(recycled.keep(address: 0x80_0000, byteCount: 2 << 20))
+        kept.append(recycled.keep(address: 0xC0_0000, byteCount: 8 << 20))
+        taken.append(recycled.take(atLeast: 16 << 20)?.address)
+        taken.append(recycled.take(atLeast: 1 << 19)?.address)   // more than twice as large: not given
+        taken.append(recycled.take(atLeast: 3 << 20)?.address)
+        taken.append(recycled.take(atLeast: 2 << 20)?.address)
+        #expect(kept == [true, true, true])
+        #expect(taken == [nil, nil, nil, 0x40_0000, 0x80_0000])
+        #expect(recycled.count == 1)
+        // At most `maximumCount` buffers and `maximumByteCount` bytes are kept.
+        kept = [recycled.keep(address: 0x100_0000, byteCount: HugePages.Recycled.maximumByteCount)]
+        for index in 1..<HugePages.Recycled.maximumCount {
+            kept.append(recycled.keep(address: UInt(index) << 30, byteCount: 2 << 20))
+        }
+        kept.append(recycled.keep(address: 0x200_0000, byteCount: 2 << 20))
+        #expect(kept == [false] + Array(repeating: true, count: HugePages.Recycled.maximumCount - 1) + [false])
+        #expect(recycled.count == HugePages.Recycled.maximumCount)
+    }
+
+    /// A large document's tape goes back when the document ends, and the next one of that size
+    /// is parsed into it (all values still read right).
+    @Test func aTapeIsReusedByTheNextDocument() throws {
+        let body = Array(("[" + (0..<200_000).map { #"{"n": \#($0)}"# }.joined(separator: ",") + "]").utf8)
+        var sums: [Int64] = []
+        for _ in 0..<3 {
+            let document = try JSONDocument(bytes: body)
+            sums.append(document.root.elements.reduce(0) { $0 + ($1["n"]?.number?.int64 ?? 0) })
+            #expect(HugePages.recycledCount <= HugePages.Recycled.maximumCount)
+        }
+        #expect(sums == Array(repeating: Int64(199_999 * 200_000 / 2), count: 3))
     }
 }

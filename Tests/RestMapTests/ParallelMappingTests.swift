@@ -1,6 +1,7 @@
 import Foundation
 @testable import RestMap
 import RestMapJSON
+import Synchronization
 import Testing
 
 /// A large array mapped on several threads gives what one thread gives: the same records in the
@@ -90,6 +91,26 @@ struct ParallelMappingTests {
         }
     }
 
+    @Test("An array cut inside a nested array (its objects beginning with the elements' first key) is split element by element instead")
+    func cutInsideANestedArray() throws {
+        let mapper = try mapper()
+        // Mostly nested tags, each beginning with "label" as the elements do: the cuts land inside them.
+        let elements = (0..<2500).map { index in
+            #"{"label": "r", "id": \#(index), "name": "repo \#(index)", "tags": ["# + (0..<40).map { #"{"label": "t\#($0)"}"# }.joined(separator: ", ") + "]}"
+        }
+        let body = Self.body(elements)
+        #expect(body.count >= Mapper.parallelBodyBytes)
+        let parts = try #require(ArrayParts(body, count: 16))
+        #expect(ArrayPartsTests.elements(of: parts).contains { $0 == nil }, "no cut landed inside a nested array")
+        let response = Response(path: "/repos", body: body)
+        let metadata = Metadata(request: response, schema: mapper.schema, routeName: nil, routingParameters: [:])
+        let split = try #require(mapper.mapArrayInParallel(body, entity: 0, metadata: metadata, jobs: 2))
+        #expect(split.roots.count == 2500)
+        let serial = try mapper.map(response, options: MappingOptions(jobs: 1))
+        #expect(RecordWriter.output(try mapper.map(response, options: MappingOptions(jobs: 2)).records, format: .ndjson)
+                == RecordWriter.output(serial.records, format: .ndjson))
+    }
+
     @Test("A repository seen twice far apart has both occurrences' tags and its last name")
     func mergesAcrossBatches() throws {
         let result = try mapper().map(Response(path: "/repos", body: Self.body()), options: MappingOptions(jobs: 4))
@@ -119,17 +140,24 @@ struct ParallelMappingTests {
 }
 
 /// Cutting an array of objects at `},{` without scanning it first: a cut inside a string or a
-/// nested array is caught by parsing, so the parts, when there are any, are the elements exactly.
+/// nested array is caught by parsing, so the parts, when they all parse, are the elements exactly.
 @Suite("Cutting an array into parts")
-struct ParsedPartsTests {
-    /// Elements whose strings and nested arrays are full of `},{`, so many candidate cuts are wrong.
+struct ArrayPartsTests {
+    /// Elements whose strings and nested arrays are full of `},{`, their nested objects beginning
+    /// with the key the elements begin with, so many candidate cuts are wrong.
     static let tricky: [String] = (0..<60).map { index in
         switch index % 4 {
         case 0: return #"{"s": "},{", "n": \#(index)}"#
-        case 1: return #"{"a": [{"x": 1},{"y": "\"},{\""}], "n": \#(index)}"#
-        case 2: return #"{"e": "\\"}, {"n": \#(index)}"#
-        default: return #"{"n": \#(index), "deep": [[{"k": 1}, {"k": 2}], {"z": "},{"}]}"#
+        case 1: return #"{"s": 1, "a": [{"s": 1},{"s": "\"},{\""}], "n": \#(index)}"#
+        case 2: return #"{"s": "\\"}, {"n": \#(index)}"#
+        default: return #"{"s": [[{"s": 1}, {"s": 2}], {"s": "},{"}], "n": \#(index)}"#
         }
+    }
+
+    /// Each part's elements in order, or `nil` from the first part that does not parse on (none
+    /// of the parts after a failed one is given).
+    static func elements(of parts: ArrayParts) -> [(nodes: [JSONNode], firstIndex: Int)?] {
+        (0..<parts.count).map { parts.elements(ofPart: $0) }
     }
 
     @Test("Whenever the parts parse, they hold the array's elements in order, for any number of parts")
@@ -138,30 +166,61 @@ struct ParsedPartsTests {
         let expected = try JSONDocument(bytes: body).root.elements.map { Value(json: $0) }
         var cutSomewhere = false, caughtAWrongCut = false
         for count in 2...40 {
-            guard let parts = ParsedParts(body, count: count) else {
+            let parts = try #require(ArrayParts(body, count: count))
+            let elements = Self.elements(of: parts)
+            if let failed = elements.firstIndex(where: { $0 == nil }) {
                 caughtAWrongCut = true
+                #expect(elements[failed...].allSatisfy { $0 == nil }, "\(count) parts: a part after a failed one was given")
                 continue
             }
             cutSomewhere = true
-            let nodes = parts.flatMap(\.nodes)
-            #expect(nodes.map { Value(json: $0) } == expected, "\(count) parts")
+            #expect(elements.flatMap { $0!.nodes }.map { Value(json: $0) } == expected, "\(count) parts")
             var index = 0
-            for part in parts {
-                #expect(part.firstIndex == index)
-                index += part.nodes.count
+            for case let (nodes, firstIndex)? in elements {
+                #expect(firstIndex == index)
+                index += nodes.count
             }
         }
         #expect(cutSomewhere)
         #expect(caughtAWrongCut)
     }
 
-    @Test("No parts for what is not an array of objects, or not valid JSON")
+    @Test("Parts parsed on several threads at once know their first index")
+    func partsParsedConcurrently() throws {
+        let body = ParallelMappingTests.body()
+        let parts = try #require(ArrayParts(body, count: 24))
+        let given = Mutex([Int: (count: Int, firstIndex: Int)]())
+        DispatchQueue.concurrentPerform(iterations: parts.count) { part in
+            if let (nodes, firstIndex) = parts.elements(ofPart: part) {
+                given.withLock { $0[part] = (nodes.count, firstIndex) }
+            }
+        }
+        let results = given.withLock { $0 }
+        #expect(results.count == parts.count)
+        var index = 0
+        for part in 0..<parts.count {
+            let result = try #require(results[part])
+            #expect(result.firstIndex == index)
+            index += result.count
+        }
+        #expect(index == 9000)
+    }
+
+    @Test("No parts for what is not an array of objects, and parts that do not parse for what is not valid JSON")
     func noParts() throws {
-        #expect(ParsedParts(Array("[1, 2, 3, 4]".utf8), count: 2) == nil)
-        #expect(ParsedParts(Array(#"{"a": [{"x": 1},{"y": 2}]}"#.utf8), count: 2) == nil)
-        #expect(ParsedParts(Array(#"[{"x": 1},{"y": 2}] x"#.utf8), count: 2) == nil)
-        #expect(ParsedParts(Array(#"[{"x": 1},{"y": 2},]"#.utf8), count: 2) == nil)
-        #expect(ParsedParts(Array(#"[{"x": 1},,{"y": 2}]"#.utf8), count: 3) == nil)
-        #expect(ParsedParts(Array(#" [{"x": 1} , {"y": 2}] "#.utf8), count: 2).map { $0.flatMap(\.nodes).count } == 2)
+        #expect(ArrayParts(Array("[1, 2, 3, 4]".utf8), count: 2) == nil)
+        #expect(ArrayParts(Array(#"{"a": [{"x": 1},{"y": 2}]}"#.utf8), count: 2) == nil)
+        #expect(ArrayParts(Array(#"[{"x": 1},{"y": 2}] x"#.utf8), count: 2) == nil)
+        // A trailing comma is cut before and fails to parse; a double comma is no boundary.
+        let trailing = try #require(ArrayParts(Array(#"[{"x": 1},{"x": 2},]"#.utf8), count: 2))
+        #expect(Self.elements(of: trailing).map { $0?.nodes.count } == [1, nil])
+        #expect(ArrayParts(Array(#"[{"x": 1},,{"x": 2}]"#.utf8), count: 3) == nil)
+        let spaced = try #require(ArrayParts(Array(#" [{"x": 1} , {"x": 2}] "#.utf8), count: 2))
+        #expect(Self.elements(of: spaced).map { $0?.nodes.count } == [1, 1])
+        // Objects are cut only before the key the first element begins with: not inside `tags`.
+        let nested = #"[{"id": 1, "tags": [{"label": "a"}, {"label": "b"}, {"label": "c"}]}, {"id": 2, "tags": []}]"#
+        let cut = try #require(ArrayParts(Array(nested.utf8), count: 4))
+        #expect(cut.count == 2)
+        #expect(Self.elements(of: cut).map { $0?.nodes.count } == [1, 1])
     }
 }

@@ -41,11 +41,11 @@ final class BatchPipeline<Batch: Sendable, Output: Sendable>: @unchecked Sendabl
     /// Takes batches from `next` until it gives `nil`, handing each batch's output to `take` in
     /// input order, then stops the threads. An error from `next` stops reading; the batches read
     /// before it are still taken, then it is thrown.
-    func run(next: () throws(JSONStreamError) -> Batch?, take: (Output) -> Void) throws(JSONStreamError) {
+    func run<Failure: Error>(next: () throws(Failure) -> Batch?, take: (Output) -> Void) throws(Failure) {
         defer { close() }
         var read = 0, taken = 0
         var endOfInput = false
-        var failure: JSONStreamError?
+        var failure: Failure?
         while true {
             while !endOfInput, read - taken < inFlightLimit {
                 do {

@@ -27,6 +27,8 @@ final class MappingSession {
     /// Nested relationship depth; bounded so hostile documents cannot exhaust the stack.
     var depth = 0
     static let maximumDepth = 100
+    /// A root for a session done with its document (`scope.root` keeps a document alive).
+    static let detachedRoot = JSONDocument.null.root
 
     init(plan: MappingPlan, root: JSONNode, metadata: Metadata) {
         self.plan = plan

@@ -26,25 +26,33 @@ extension Mapper {
         // More parts than threads, so a thread that finishes early takes another, and the
         // absorbing of the last parts, after the threads finish, is short.
         let partCount = 8 * jobs
-        var absorbed = Absorbed()
-        do {
-            if let parts = ParsedParts(body, count: partCount) {
-                absorbed.elementCount = parts.elementCount
-                let pipeline = BatchPipeline(workers: workers) { (worker: Mapper, part: ParsedParts.Part) in
-                    worker.mapElements(part.nodes, firstIndex: part.firstIndex, entity: entity, metadata: metadata)
-                }
-                var iterator = parts.makeIterator()
-                try pipeline.run(next: { iterator.next() }, take: { absorbed.take($0) })
-            } else {
-                guard body.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[") else { return nil }
-                let pipeline = BatchPipeline(workers: workers) { worker, batch in
-                    worker.mapElements(of: batch, entity: entity, metadata: metadata)
-                }
-                var stream = JSONElementStream(bytes: body, layout: .array(keys: []))
-                let batchBytes = max(body.count / partCount, 1 << 16)
-                try pipeline.run(next: { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) },
-                                 take: { absorbed.take($0) })
+        if let parts = ArrayParts(body, count: partCount) {
+            var absorbed = Absorbed()
+            // The first part tells how many records and identities the whole body brings.
+            absorbed.scale = Double(body.count) / Double(parts.byteCount(ofPart: 0))
+            let pipeline = BatchPipeline(workers: workers) { (worker: Mapper, part: Int) -> MappedRun? in
+                guard let (nodes, firstIndex) = parts.elements(ofPart: part) else { return nil }
+                return worker.mapElements(nodes, firstIndex: firstIndex, entity: entity, metadata: metadata)
             }
+            var next = 0
+            pipeline.run(next: {
+                defer { next += 1 }
+                return next < parts.count ? next : nil
+            }, take: { absorbed.take($0) })
+            // A part that does not parse was cut inside an element (or the body is malformed):
+            // the stream below splits it element by element.
+            if !absorbed.malformed, let session = absorbed.session { return (session, absorbed.roots) }
+        }
+        guard body.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[") else { return nil }
+        var absorbed = Absorbed()
+        let pipeline = BatchPipeline(workers: workers) { worker, batch in
+            worker.mapElements(of: batch, entity: entity, metadata: metadata)
+        }
+        var stream = JSONElementStream(bytes: body, layout: .array(keys: []))
+        let batchBytes = max(body.count / partCount, 1 << 16)
+        do {
+            try pipeline.run(next: { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) },
+                             take: { absorbed.take($0) })
         } catch {
             return nil
         }
@@ -57,8 +65,8 @@ extension Mapper {
         var session: MappingSession?
         var roots: [Int] = []
         var malformed = false
-        /// The elements of the whole array, when known before mapping (0: not known).
-        var elementCount = 0
+        /// How many times the first part the whole body is, when known before mapping (0: not known).
+        var scale = 0.0
 
         mutating func take(_ run: MappedRun?) {
             guard !malformed, let run else {
@@ -70,11 +78,11 @@ extension Mapper {
             } else {
                 session = run.session
                 roots = run.roots
-                roots.reserveCapacity(elementCount)
-                // The first part tells how many records and identities an element brings: room
-                // for the whole array's at once, instead of rehashing as each part is absorbed.
-                if elementCount > run.roots.count, !run.roots.isEmpty {
-                    run.session.reserve(scaledBy: Double(elementCount) / Double(run.roots.count))
+                // Room for the whole body's roots, records and identities at once, instead of
+                // rehashing as each part is absorbed.
+                if scale > 1, !run.roots.isEmpty {
+                    roots.reserveCapacity(Int(Double(run.roots.count) * scale))
+                    run.session.reserve(scaledBy: scale)
                 }
             }
         }
@@ -103,6 +111,7 @@ extension Mapper {
     }
 
     /// Maps consecutive elements of the array, the first at `firstIndex`, in a session of their own.
+    /// The session holds no node afterwards, so the elements' document ends with the nodes.
     private func mapElements(_ nodes: [JSONNode], firstIndex: Int, entity: Int, metadata: Metadata) -> MappedRun? {
         guard let root = nodes.first else { return nil }
         // The scope's root is never read: entities reading '@root' are not split.
@@ -114,12 +123,14 @@ extension Mapper {
             if let record = session.map(node, entity: entity, collectionIndex: index) { roots.append(record) }
         }
         session.path = []
+        session.scope.root = MappingSession.detachedRoot
         return MappedRun(session: session, roots: roots)
     }
 }
 
-/// A body that is one JSON array of objects, cut into parts of whole elements and parsed on
-/// several threads, without scanning the array element by element first.
+/// A body that is one JSON array of objects, cut into parts of whole elements without scanning
+/// it element by element first; each part is parsed by the thread that maps it, so only the
+/// parts being mapped have a tape, and a tape's memory goes to the next part (`HugePages.recycle`).
 ///
 /// Each cut is placed at a `}` `,` `{` near an even share of the bytes, and each part is parsed as
 /// an array of its own. A cut that is not between two elements of the array (inside a string, or
@@ -127,53 +138,69 @@ extension Mapper {
 /// starts (the first after the `[`, each next one after a cut that was right), so a part ending
 /// inside a string or a nested container cannot close its `[`. So when every part parses, the parts
 /// are the array's elements exactly, and the body is valid JSON (whitespace, `[`, parts joined by
-/// `,`, `]`, whitespace); otherwise there are no parts and the caller splits another way.
-struct ParsedParts: Sequence {
-    struct Part: Sendable {
-        /// The part's elements (its document is kept alive by them).
-        var nodes: [JSONNode]
-        /// The array index of the first.
-        var firstIndex: Int
-    }
+/// `,`, `]`, whitespace); when one does not, `elements(ofPart:)` gives `nil` for it and every part
+/// after it, and the caller splits another way.
+final class ArrayParts: @unchecked Sendable {
+    private let body: [UInt8]
+    /// The `[`, the cut commas and the `]`: part `i` is `cuts[i]...cuts[i + 1]`.
+    private let cuts: [Int]
+    // Below `condition`: read and written only while holding it.
+    private let condition = NSCondition()
+    /// The element count of each part parsed so far.
+    private var elementCounts: [Int?]
+    private var failed = false
 
-    private var parts: [Part]
-
+    /// `nil` when the body is not an array whose elements can be cut at `}` `,` `{`.
     init?(_ body: [UInt8], count: Int) {
         guard let open = body.firstIndex(where: { !isJSONWhitespace($0) }), body[open] == UInt8(ascii: "["),
               let close = body.lastIndex(where: { !isJSONWhitespace($0) }), close > open, body[close] == UInt8(ascii: "]") else { return nil }
-        // The content between the brackets, cut at commas between objects.
+        let firstKey = Self.firstKey(in: body, after: open)
         var found = [open]
         let share = Swift.max((close - open) / count, 1)
         for target in stride(from: open + share, to: close, by: share) {
-            guard let comma = Self.objectBoundary(in: body, from: Swift.max(target, found[found.count - 1] + 1), before: close) else { break }
+            guard let comma = Self.objectBoundary(in: body, from: Swift.max(target, found[found.count - 1] + 1), before: close, firstKey: firstKey)
+            else { break }
             found.append(comma)
         }
         found.append(close)
         guard found.count > 2 else { return nil }
-        let cuts = found
-        var documents = [JSONDocument?](repeating: nil, count: cuts.count - 1)
-        documents.withUnsafeMutableBufferPointer { slots in
-            nonisolated(unsafe) let slots = slots
-            DispatchQueue.concurrentPerform(iterations: slots.count) { part in
-                // The part's elements, read in place: its first and last bytes (the `[`, `]` or
-                // the cut commas) stand for its brackets.
-                slots[part] = try? JSONDocument(elementsIn: body, range: cuts[part]...cuts[part + 1])
-            }
-        }
-        var parts: [Part] = []
-        var index = 0
-        for document in documents {
-            guard let root = document?.root else { return nil }
-            let nodes = Array(root.elements)
-            parts.append(Part(nodes: nodes, firstIndex: index))
-            index += nodes.count
-        }
-        self.parts = parts
+        self.body = body
+        cuts = found
+        elementCounts = Array(repeating: nil, count: found.count - 1)
+    }
+
+    /// The number of parts.
+    var count: Int { cuts.count - 1 }
+
+    /// The bytes of a part.
+    func byteCount(ofPart part: Int) -> Int { cuts[part + 1] - cuts[part] + 1 }
+
+    /// Parses a part: its elements and the array index of the first, known once every part before
+    /// it has been parsed (by other threads; parts are taken in order, so this waits only for
+    /// parses already running). `nil` when this part or one before it does not parse.
+    func elements(ofPart part: Int) -> (nodes: [JSONNode], firstIndex: Int)? {
+        // The part's elements, read in place: its first and last bytes (the `[`, `]` or the cut
+        // commas) stand for its brackets.
+        // Once a part failed, the parts after it are not parsed: the caller splits another way.
+        guard !condition.withLock({ failed }) else { return nil }
+        let nodes = (try? JSONDocument(elementsIn: body, range: cuts[part]...cuts[part + 1])).map { Array($0.root.elements) }
+        condition.lock()
+        defer { condition.unlock() }
+        if let nodes { elementCounts[part] = nodes.count } else { failed = true }
+        condition.broadcast()
+        while !failed, elementCounts[..<part].contains(where: { $0 == nil }) { condition.wait() }
+        guard !failed, let nodes else { return nil }
+        return (nodes, elementCounts[..<part].reduce(0) { $0 + $1! })
     }
 
     /// The first `,` at or after `start` with a `}` before it and a `{` after it (whitespace
-    /// around it allowed).
-    private static func objectBoundary(in body: [UInt8], from start: Int, before end: Int) -> Int? {
+    /// around them allowed), and after the `{` the array's first key when it is known.
+    ///
+    /// Arrays that a service lists are of objects written alike, each beginning with the same key
+    /// (`"id"`), while objects in a nested array (`"tags": [{"label": …}, {"label": …}]`) begin
+    /// with another: requiring the first key keeps most cuts out of nested arrays, which the
+    /// parse of the parts would catch, but only after mapping what came before.
+    private static func objectBoundary(in body: [UInt8], from start: Int, before end: Int, firstKey: ArraySlice<UInt8>?) -> Int? {
         var position = start
         while position < end {
             guard body[position] == UInt8(ascii: ",") else {
@@ -184,16 +211,31 @@ struct ParsedParts: Sequence {
             while before > 0, isJSONWhitespace(body[before]) { before -= 1 }
             var after = position + 1
             while after < end, isJSONWhitespace(body[after]) { after += 1 }
-            if body[before] == UInt8(ascii: "}"), after < end, body[after] == UInt8(ascii: "{") { return position }
+            if body[before] == UInt8(ascii: "}"), after < end, body[after] == UInt8(ascii: "{"),
+               firstKey.map({ Self.firstKey(in: body, after: after) == $0 }) ?? true {
+                return position
+            }
             position += 1
         }
         return nil
     }
 
-    /// The elements of all parts.
-    var elementCount: Int { parts.last.map { $0.firstIndex + $0.nodes.count } ?? 0 }
-
-    func makeIterator() -> IndexingIterator<[Part]> { parts.makeIterator() }
+    /// The quoted key (escapes and all) that begins the object whose `{` is at `position`, or, for
+    /// the array's `[`, that begins its first element; `nil` when there is none.
+    private static func firstKey(in body: [UInt8], after position: Int) -> ArraySlice<UInt8>? {
+        var start = position + 1
+        while start < body.count, isJSONWhitespace(body[start]) { start += 1 }
+        guard start < body.count else { return nil }
+        if body[position] == UInt8(ascii: "[") {
+            return body[start] == UInt8(ascii: "{") ? firstKey(in: body, after: start) : nil
+        }
+        guard body[start] == UInt8(ascii: "\"") else { return nil }
+        var end = start + 1
+        while end < body.count, body[end] != UInt8(ascii: "\"") {
+            end += body[end] == UInt8(ascii: "\\") ? 2 : 1
+        }
+        return end < body.count ? body[start...end] : nil
+    }
 }
 
 /// A session filled by one thread and handed to the thread that absorbs it; never used by two
