@@ -19,7 +19,7 @@ final class MappingSession {
     let plan: MappingPlan
     var scope: EvaluationScope
     var records: [RecordData] = []
-    var identities: [[IdentityKey: Int]]
+    var identities: [IdentityIndex]
     var errors: [MappingError] = []
     var path: [PathStep] = []
     /// Documents made from computed values mapped as representations, kept alive with the session.
@@ -33,7 +33,7 @@ final class MappingSession {
     init(plan: MappingPlan, root: JSONNode, metadata: Metadata) {
         self.plan = plan
         self.scope = EvaluationScope(representations: [], root: root, metadata: metadata, collectionIndex: nil, rootKeyPath: "")
-        self.identities = Array(repeating: [:], count: plan.entities.count)
+        self.identities = Array(repeating: IdentityIndex(), count: plan.entities.count)
     }
 
     // MARK: Representations
@@ -262,16 +262,12 @@ final class MappingSession {
     /// Adds a record, or merges it into the record with the same identification; returns its
     /// position (below the record count before the call when it merged).
     func store(_ values: [Value?], entity: EntityPlan) -> Int {
-        if let key = identityKey(values, slots: entity.identification) {
-            // A new key (the common case) costs one hash lookup: the position is stored at once,
-            // and put back to the existing record's when the key was known.
-            if let existing = identities[entity.index].updateValue(records.count, forKey: key) {
-                identities[entity.index][key] = existing
-                for (slot, value) in values.enumerated() where value != nil {
-                    records[existing].values[slot] = value
-                }
-                return existing
+        if let key = identityKey(values, slots: entity.identification),
+           let existing = identities[entity.index].positionOrInsert(key, records.count) {
+            for (slot, value) in values.enumerated() where value != nil {
+                records[existing].values[slot] = value
             }
+            return existing
         }
         records.append(RecordData(entity: entity.index, values: values, relations: entity.unassignedRelations))
         return records.count - 1

@@ -116,7 +116,11 @@ extension Mapper {
         guard let root = nodes.first else { return nil }
         // The scope's root is never read: entities reading '@root' are not split.
         let session = MappingSession(plan: plan, root: root, metadata: metadata)
+        // Room for the part's records and identities at once, not by regrowing.
+        session.records.reserveCapacity(nodes.count)
+        session.identities[entity].reserveCapacity(nodes.count)
         var roots: [Int] = []
+        roots.reserveCapacity(nodes.count)
         for (position, node) in nodes.enumerated() {
             let index = firstIndex + position
             session.path = [.index(index)]
@@ -263,9 +267,8 @@ extension MappingSession {
         // absorbing many parts stays linear), not by regrowing record by record.
         let recordsNeeded = records.count + other.records.count
         if recordsNeeded > records.capacity { records.reserveCapacity(Swift.max(recordsNeeded, 2 * records.capacity)) }
-        for (entity, absorbed) in other.identities.enumerated() {
-            let needed = identities[entity].count + absorbed.count
-            if needed > identities[entity].capacity { identities[entity].reserveCapacity(Swift.max(needed, 2 * identities[entity].capacity)) }
+        for (entity, absorbed) in other.identities.enumerated() where !absorbed.isEmpty {
+            identities[entity].reserveCapacity(identities[entity].count + absorbed.count)
         }
         var local = [Int](repeating: 0, count: other.records.count)
         var merged = [Bool](repeating: false, count: other.records.count)

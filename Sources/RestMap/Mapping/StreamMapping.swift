@@ -260,14 +260,14 @@ extension Mapper {
                 continue
             }
             for slot in session.identities.indices where !session.identities[slot].isEmpty {
-                session.identities[slot].removeAll(keepingCapacity: true)
+                session.identities[slot].removeAll()
             }
             session.path = line != nil ? [] : (keyPath.isEmpty ? [] : [.key(keyPath)]) + [.index(index)]
             let firstError = session.errors.count
             let root = session.map(node, entity: entity, collectionIndex: index)
             var claims: [IdentityClaim] = []
-            for (entityIndex, identities) in session.identities.enumerated() {
-                for (key, record) in identities {
+            for (entityIndex, identities) in session.identities.enumerated() where !identities.isEmpty {
+                for (key, record) in identities.entries {
                     claims.append(IdentityClaim(entity: entityIndex, key: key, fingerprint: fingerprint(of: record, in: session)))
                 }
             }
