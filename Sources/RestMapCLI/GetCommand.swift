@@ -117,7 +117,12 @@ struct GetCommand: AsyncParsableCommand {
                 progress.add(page)
                 for error in page.response.result.errors { Terminal.error("restmap: record failed: \(page.response.url): \(error)\n") }
                 failedRecords += page.response.result.errors.count
-                if output.format == .ndjson { output.write(page.records) } else { collected += page.records }
+                if output.format == .ndjson {
+                    let (output, records) = (output, page.records)
+                    await RestMapClient.offEventLoops { output.write(records) }
+                } else {
+                    collected += page.records
+                }
                 if let reason = page.stopReason { progress.stopReason = reason }
                 if let store, !(await save(page, in: store)) {
                     progress.finish()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RestMapClient
 
 @main
 struct RestMapCommand: AsyncParsableCommand {
@@ -35,6 +36,11 @@ struct RestMapCommand: AsyncParsableCommand {
 
     /// Parses and runs the command; a usage problem of any subcommand exits 2, not 64.
     static func main() async {
+        // The client commands' tasks run where their responses are read (see `runTasksOnEventLoops`).
+        let clientCommands: [any ParsableCommand.Type] = [GetCommand.self, SendCommand.self]
+        if let subcommand = CommandLine.arguments.dropFirst().first, clientCommands.contains(where: { $0._commandName == subcommand }) {
+            RestMapClient.runTasksOnEventLoops()
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,22 +1,66 @@
 import Foundation
 import RestMapJSON
 import RestMapSchema
+import Synchronization
 
 /// The metadata a key path reaches under `@metadata.` (language section 6).
+///
+/// `routing`, `HTTP`, `query` and `user` are built from the response the first time a key path
+/// reads them: most schemas never do, and a client maps every page with its own metadata.
 struct Metadata: Sendable {
+    private let source: Source
+
     /// `routing`, `HTTP`, `query` and `user`, fixed for one response.
-    var fixed: Value
+    var fixed: Value { source.value }
 
     /// `schema` gives `baseURL` (for full URLs) and the headers every request sends (`headers:`),
     /// under the request's own headers.
     init(request: Response, schema: Schema, routeName: String?, routingParameters: [String: String]) {
+        var request = request
+        request.body = []
+        self.init { [request] in Self.fixed(request: request, schema: schema, routeName: routeName, routingParameters: routingParameters) }
+    }
+
+    /// Metadata whose route name and routing parameters are also found only when first read.
+    /// `request` without its body: the metadata keeps it until it is read.
+    init(request: Response, schema: Schema, routing: @escaping @Sendable () -> (routeName: String?, parameters: [String: String])) {
+        self.init {
+            let (routeName, parameters) = routing()
+            return Self.fixed(request: request, schema: schema, routeName: routeName, routingParameters: parameters)
+        }
+    }
+
+    private init(make: @escaping @Sendable () -> Value) {
+        source = Source(make)
+    }
+
+    /// The fixed metadata, made once, on the first read, by whichever thread reads it first.
+    private final class Source: Sendable {
+        private let made = Mutex<Value?>(nil)
+        private let make: @Sendable () -> Value
+
+        init(_ make: @escaping @Sendable () -> Value) {
+            self.make = make
+        }
+
+        var value: Value {
+            made.withLock { made in
+                if let value = made { return value }
+                let value = make()
+                made = value
+                return value
+            }
+        }
+    }
+
+    private static func fixed(request: Response, schema: Schema, routeName: String?, routingParameters: [String: String]) -> Value {
         let baseURL = schema.baseURL
         let requestURL = request.requestURL ?? Self.absoluteURL(request.path, baseURL: baseURL)
         func object(_ pairs: [(String, Value)]) -> Value { .object(pairs.map { Value.Member(key: $0.0, value: $0.1) }) }
         func strings(_ dictionary: [String: String]) -> Value {
             object(dictionary.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
         }
-        fixed = object([
+        return object([
             ("routing", object([
                 ("parameters", strings(routingParameters)),
                 ("route", routeName.map(Value.string) ?? .null),

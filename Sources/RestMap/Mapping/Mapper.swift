@@ -223,11 +223,15 @@ public struct Mapper: Sendable {
     /// The metadata a response maps with (`@metadata`): its request and response, the route its
     /// path matches, and its routing parameters (`routingParameters(of:matched:)` unless given).
     func metadata(of response: Response, path: String? = nil, parameters: [String: String]? = nil) -> Metadata {
-        let path = path ?? matchedPath(of: response)
-        let parameters = parameters ?? routingParameters(
-            of: response, matched: matchingDescriptors(method: response.method, path: path, status: response.status))
-        return Metadata(request: response, schema: plan.schema, routeName: routeName(method: response.method, path: path),
-                        routingParameters: parameters)
+        // Found when a key path first reads the metadata; without the body, which it does not need.
+        var head = response
+        head.body = []
+        return Metadata(request: head, schema: plan.schema) { [self, head] in
+            let path = path ?? matchedPath(of: head)
+            let parameters = parameters ?? routingParameters(
+                of: head, matched: matchingDescriptors(method: head.method, path: path, status: head.status))
+            return (routeName(method: head.method, path: path), parameters)
+        }
     }
 
     /// The given parameters, then those the matched descriptors' path patterns extract.

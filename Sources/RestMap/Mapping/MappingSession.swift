@@ -24,6 +24,8 @@ final class MappingSession {
     var path: [PathStep] = []
     /// Documents made from computed values mapped as representations, kept alive with the session.
     var computedDocuments: [Value: JSONDocument] = [:]
+    /// The last text each URL attribute read and the value it gave (`url(_:of:coercer:)`).
+    private var lastURLs: [(attribute: ObjectIdentifier, text: String, value: Value)] = []
     /// Nested relationship depth; bounded so hostile documents cannot exhaust the stack.
     var depth = 0
     static let maximumDepth = 100
@@ -237,6 +239,7 @@ final class MappingSession {
         }
         if case .missing = found {} else { mappable = true }
         if attribute.transforms.isEmpty, case .node(let valueNode) = found {
+            if case .url = attribute.type, valueNode.kind == .string { return try url(valueNode, of: attribute, coercer: coercer) }
             return try coercer.coerce(valueNode, to: attribute.type)
         }
         guard var value = found.value ?? attribute.defaultValue else { return nil }
@@ -246,6 +249,19 @@ final class MappingSession {
             }
         }
         return try coercer.coerce(value, to: attribute.type)
+    }
+
+    /// A URL attribute's value, parsed once for a run of representations giving the same text
+    /// (a page of repositories of one owner gives one avatar URL a hundred times; parsing a URL
+    /// costs more than mapping the rest of the owner).
+    private func url(_ node: JSONNode, of attribute: AttributePlan, coercer: Coercer) throws(CoercionError) -> Value {
+        let text = node.stringValue!   // Total: the caller checked the kind.
+        let attributeID = ObjectIdentifier(attribute)
+        let index = lastURLs.firstIndex { $0.attribute == attributeID }
+        if let index, lastURLs[index].text == text { return lastURLs[index].value }
+        let value = try coercer.coerce(.string(text), to: .url)
+        if let index { lastURLs[index] = (attributeID, text, value) } else { lastURLs.append((attributeID, text, value)) }
+        return value
     }
 
     /// Whether a relationship's source finds anything in a representation (a mappable value).

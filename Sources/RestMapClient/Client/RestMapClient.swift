@@ -239,7 +239,8 @@ public struct RestMapClient: Sendable {
                                requestHeaders: exchange.requestHeaders.filter { !Redactor.isCredentialHeader($0.key) },
                                requestURL: redact(url), responseURL: redact(raw.url))
         let mapped: (result: MappingResult, values: [Value?])
-        do { mapped = try mapper.map(withURL, extracting: keyPaths) } catch {
+        let mapper = mapper
+        do { mapped = try await Self.offEventLoops { Result { () throws(MappingFailure) in try mapper.map(withURL, extracting: keyPaths) } }.get() } catch {
             throw Self.failure(error, status: raw.status, url: redact(url), attempts: attempts)
         }
         counters.value.withLock { $0.mappings += 1 }

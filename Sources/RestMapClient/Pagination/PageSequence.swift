@@ -331,7 +331,9 @@ struct Pager {
             var text = template.template, missing = false
             for name in template.placeholders {
                 guard let value = placeholders[name] else { missing = true; break }
-                text = text.replacingOccurrences(of: ":" + name, with: value)
+                // Most templates are one placeholder (`:currentPage`): no search for it.
+                text = text.utf8.count == name.utf8.count + 1 && text.hasPrefix(":") && text.hasSuffix(name)
+                    ? value : text.replacingOccurrences(of: ":" + name, with: value)
             }
             if !missing { items.append((template.name, text)) }
         }
