@@ -40,6 +40,17 @@ import Testing
         #expect(result.records.first?.active.bool == expected)
     }
 
+    /// A URL text repeated from record to record (one owner's avatar) is parsed once; texts that
+    /// change, repeat after another, or are not URLs still give each record its own answer.
+    @Test func repeatedURLTextsMapAsEachRecordSays() throws {
+        let homepages = ["http://a.org/x", "http://a.org/x", "http://b.org/y", "http://a.org/x", "", "", "http://b.org/y"]
+        let body = "[" + homepages.enumerated().map { #"{"id": \#($0.offset), "email": "e", "homepage": "\#($0.element)"}"# }.joined(separator: ",") + "]"
+        let result = try map(body)
+        // The empty texts are no URL: those two records fail, each with its error.
+        #expect(result.records.map { $0.homepage.url?.absoluteString } == ["http://a.org/x", "http://a.org/x", "http://b.org/y", "http://a.org/x", "http://b.org/y"])
+        #expect(result.errors.map(\.path) == ["[4].homepage", "[5].homepage"])
+    }
+
     @Test func nullIsNotAbsent() throws {
         let result = try map(#"[{"id": 1, "email": "e", "nickname": null, "label": null}, {"id": 2, "email": "e"}]"#)
         let (explicitNull, absent) = (result.records[0], result.records[1])
