@@ -75,47 +75,59 @@ enum JSONStrings {
 
     /// Decodes a validated string body with escapes; lone surrogates become U+FFFD.
     @usableFromInline static func unescape(_ body: UnsafeBufferPointer<UInt8>) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(body.count)
-        var index = 0
-        func hex4(_ at: Int) -> UInt32 {
-            (0..<4).reduce(0) { $0 << 4 | (hexValue(body[at + $1]) ?? 0) }
-        }
-        func append(_ scalar: UInt32) {
-            let value = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-            output.append(contentsOf: UTF8.encode(value)!)  // Total: every Unicode.Scalar encodes.
-        }
-        while index < body.count {
-            let byte = body[index]
-            guard byte == UInt8(ascii: "\\") else {
-                output.append(byte)
-                index += 1
-                continue
+        guard let base = body.baseAddress else { return "" }
+        let count = body.count
+        // The text is never longer than its escaped form: written straight into the string.
+        return String(unsafeUninitializedCapacity: count) { output in
+            var written = 0
+            var index = 0
+            func put(_ byte: UInt8) {
+                output[written] = byte
+                written += 1
             }
-            let escape = body[index + 1]
-            index += 2
-            switch escape {
-            case UInt8(ascii: "b"): output.append(0x08)
-            case UInt8(ascii: "f"): output.append(0x0C)
-            case UInt8(ascii: "n"): output.append(0x0A)
-            case UInt8(ascii: "r"): output.append(0x0D)
-            case UInt8(ascii: "t"): output.append(0x09)
-            case UInt8(ascii: "u"):
-                let unit = hex4(index)
-                index += 4
-                if (0xD800...0xDBFF).contains(unit), index + 6 <= body.count, body[index] == UInt8(ascii: "\\"),
-                   body[index + 1] == UInt8(ascii: "u") {
-                    let low = hex4(index + 2)
-                    if (0xDC00...0xDFFF).contains(low) {
-                        append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
-                        index += 6
-                        continue
-                    }
+            func hex4(_ at: Int) -> UInt32 {
+                (0..<4).reduce(0) { $0 << 4 | (hexValue(base[at + $1]) ?? 0) }
+            }
+            func put(scalar: UInt32) {
+                for byte in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! { put(byte) }  // Total: every Unicode.Scalar encodes.
+            }
+            while index < count {
+                // The run up to the next backslash, copied at once (a quote inside a string
+                // only comes escaped, after a backslash).
+                var end = index
+                skipPlainWords(base, at: &end, to: count, stoppingAt: .quoteAndBackslash)
+                while end < count, base[end] != UInt8(ascii: "\\") { end += 1 }
+                if end > index {
+                    UnsafeMutableRawPointer(output.baseAddress! + written).copyMemory(from: base + index, byteCount: end - index)
+                    written += end - index
+                    index = end
                 }
-                append((0xD800...0xDFFF).contains(unit) ? 0xFFFD : unit)
-            default: output.append(escape)  // \" \\ \/
+                guard index + 1 < count else { break }
+                let escape = base[index + 1]
+                index += 2
+                switch escape {
+                case UInt8(ascii: "b"): put(0x08)
+                case UInt8(ascii: "f"): put(0x0C)
+                case UInt8(ascii: "n"): put(0x0A)
+                case UInt8(ascii: "r"): put(0x0D)
+                case UInt8(ascii: "t"): put(0x09)
+                case UInt8(ascii: "u"):
+                    let unit = hex4(index)
+                    index += 4
+                    if (0xD800...0xDBFF).contains(unit), index + 6 <= count, base[index] == UInt8(ascii: "\\"),
+                       base[index + 1] == UInt8(ascii: "u") {
+                        let low = hex4(index + 2)
+                        if (0xDC00...0xDFFF).contains(low) {
+                            put(scalar: 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                            index += 6
+                            continue
+                        }
+                    }
+                    put(scalar: (0xD800...0xDFFF).contains(unit) ? 0xFFFD : unit)
+                default: put(escape)  // \" \\ \/
+                }
             }
+            return written
         }
-        return String(decoding: output, as: UTF8.self)
     }
 }

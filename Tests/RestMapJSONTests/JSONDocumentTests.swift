@@ -288,3 +288,20 @@ import Testing
         #expect(sums == Array(repeating: Int64(199_999 * 200_000 / 2), count: 3))
     }
 }
+
+/// Escaped strings decode the same wherever the escapes sit: in runs of plain text longer and
+/// shorter than eight bytes, back to back, at either end, with surrogate pairs and lone ones.
+@Suite struct UnescapingTests {
+    @Test(arguments: [
+        (#""\"quoted\" word""#, "\"quoted\" word"),
+        (#""Repository number 0 with a \"quoted\" word and more text after it""#, "Repository number 0 with a \"quoted\" word and more text after it"),
+        (#""\\\/\b\f\n\r\t""#, "\\/\u{8}\u{C}\n\r\t"),
+        (#""caf\u00e9 \ud83d\ude00 end""#, "café 😀 end"),
+        (#""lone \ud800 and \udc00 surrogates""#, "lone \u{FFFD} and \u{FFFD} surrogates"),
+        (#""ünïcödé before \n and after ünïcödé, long enough to cross words""#, "ünïcödé before \n and after ünïcödé, long enough to cross words"),
+        (#""\u0041""#, "A"),
+    ])
+    func decodes(json: String, expected: String) throws {
+        #expect(try JSONDocument(string: json).root.stringValue == expected)
+    }
+}

@@ -231,6 +231,12 @@ final class MappingSession {
     /// `member` is what an attribute reading one key found (`findMembers`).
     private func value(of attribute: AttributePlan, member: JSONNode?, coercer: Coercer,
                        found mappable: inout Bool) throws(CoercionError) -> Value? {
+        // The common case first: one key, found, read as it is.
+        if attribute.singleKey != nil, attribute.transforms.isEmpty, let member {
+            mappable = true
+            if case .url = attribute.type, member.kind == .string { return try url(member, of: attribute, coercer: coercer) }
+            return try coercer.coerce(member, to: attribute.type)
+        }
         let found: Resolved
         if attribute.singleKey != nil {
             found = member.map { .node($0) } ?? .missing
