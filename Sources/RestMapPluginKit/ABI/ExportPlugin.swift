@@ -90,7 +90,12 @@ private final class ExportedPlugin: Sendable {
 /// A configured transformer instance, behind the ABI's opaque instance pointer.
 private final class ExportedTransformer: Sendable {
     let transformer: any ValueTransformer
-    init(_ transformer: any ValueTransformer) { self.transformer = transformer }
+    /// The transformer when it reads a string's UTF-8 in place (cast once, not per call).
+    let utf8Transformer: (any UTF8StringTransformer)?
+    init(_ transformer: any ValueTransformer) {
+        self.transformer = transformer
+        utf8Transformer = transformer as? any UTF8StringTransformer
+    }
 
     static func from(_ instance: UnsafeMutableRawPointer?) -> ExportedTransformer {
         Unmanaged<ExportedTransformer>.fromOpaque(instance!).takeUnretainedValue()
@@ -127,7 +132,16 @@ private func exportedTransform(
     output: UnsafeMutablePointer<restmap_value>?, errorBuffer: UnsafeMutablePointer<restmap_buffer>?
 ) -> Int32 {
     do {
-        let result = try ExportedTransformer.from(instance).transformer.transform(try CValueBridge.value(from: input!.pointee))
+        let exported = ExportedTransformer.from(instance)
+        let value = input!.pointee
+        let result: Value
+        if value.kind == RESTMAP_VALUE_STRING.rawValue, let utf8Transformer = exported.utf8Transformer {
+            // A string's bytes are read where they are, not made a `String` first.
+            result = try utf8Transformer.transform(stringUTF8: UnsafeBufferPointer(
+                start: UnsafeRawPointer(value.text)?.assumingMemoryBound(to: UInt8.self), count: value.length))
+        } else {
+            result = try exported.transformer.transform(try CValueBridge.value(from: value))
+        }
         CValueBridge.fill(output!, with: result)
         return RESTMAP_STATUS_OK
     } catch {

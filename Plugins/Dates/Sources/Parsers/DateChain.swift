@@ -18,25 +18,28 @@ public struct DateChain: Sendable {
     /// The instant a string names, or `nil`; surrounding whitespace is ignored.
     public func seconds(from text: String) -> Double? {
         var text = text
-        return text.withUTF8 { all in
-            var start = 0, end = all.count
-            while start < end, all[start] == 0x20 || all[start] == 0x09 { start += 1 }
-            while end > start, all[end - 1] == 0x20 || all[end - 1] == 0x09 || all[end - 1] == 0x0A || all[end - 1] == 0x0D {
-                end -= 1
-            }
-            let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
-            guard let first = bytes.first else { return nil }
-            if first &- 0x30 < 10 {
-                if let parsed = ISO8601Parser.parse(bytes) ?? HTTPDateParser.parseRFC1123(bytes)
-                    ?? HTTPDateParser.parseSlashDate(bytes) {
-                    return resolve(parsed)
-                }
-            } else if let parsed = HTTPDateParser.parseRFC1123(bytes) ?? HTTPDateParser.parseRFC850(bytes)
-                ?? HTTPDateParser.parseAsctime(bytes) {
+        return text.withUTF8 { seconds(fromUTF8: $0) }
+    }
+
+    /// The instant a string's UTF-8 names, or `nil`; surrounding whitespace is ignored.
+    public func seconds(fromUTF8 all: UnsafeBufferPointer<UInt8>) -> Double? {
+        var start = 0, end = all.count
+        while start < end, all[start] == 0x20 || all[start] == 0x09 { start += 1 }
+        while end > start, all[end - 1] == 0x20 || all[end - 1] == 0x09 || all[end - 1] == 0x0A || all[end - 1] == 0x0D {
+            end -= 1
+        }
+        let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
+        guard let first = bytes.first else { return nil }
+        if first &- 0x30 < 10 {
+            if let parsed = ISO8601Parser.parse(bytes) ?? HTTPDateParser.parseRFC1123(bytes)
+                ?? HTTPDateParser.parseSlashDate(bytes) {
                 return resolve(parsed)
             }
-            return UnixTime.number(in: bytes).map { UnixTime.seconds($0, unit: nil) }
+        } else if let parsed = HTTPDateParser.parseRFC1123(bytes) ?? HTTPDateParser.parseRFC850(bytes)
+            ?? HTTPDateParser.parseAsctime(bytes) {
+            return resolve(parsed)
         }
+        return UnixTime.number(in: bytes).map { UnixTime.seconds($0, unit: nil) }
     }
 
     /// The instant of parsed fields, reading zone-less fields in `timeZone`.

@@ -3,11 +3,20 @@ import RestMapPluginKit
 
 /// `dates.parse`: any recognized date text or timestamp to a date; dates back to ISO 8601 UTC text
 /// (or the first custom format).
-struct ParseTransformer: ValueTransformer {
+struct ParseTransformer: UTF8StringTransformer {
     let reading: DateReading
 
     func transform(_ value: Value) throws -> Value {
         try reading.date(from: value)
+    }
+
+    /// The default chain reads the text's bytes as they crossed the plugin boundary; patterns,
+    /// blank text and errors go the `String` way.
+    func transform(stringUTF8 utf8: UnsafeBufferPointer<UInt8>) throws -> Value {
+        if reading.patterns.isEmpty, let seconds = reading.chain.seconds(fromUTF8: utf8) {
+            return .date(Date(timeIntervalSince1970: seconds))
+        }
+        return try transform(.string(String(decoding: utf8, as: UTF8.self)))
     }
 
     func reverseTransform(_ value: Value) throws -> Value {
