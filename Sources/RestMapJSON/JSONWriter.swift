@@ -2,31 +2,52 @@
 ///
 /// Strings are escaped per RFC 8259 (quotes, backslashes and control characters; `/` and
 /// non-ASCII are written as is). With `pretty`, containers are indented by two spaces.
-public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+///
+/// The text is written into a buffer of its own (a pointer, a count and a capacity), not an
+/// `Array`: a record's dozen keys and values are a few dozen small appends, and each array append
+/// checked uniqueness and capacity through a call. Copies of a writer share the buffer until one
+/// of them writes (copy on write).
+public struct JSONWriter: @unchecked Sendable {
+    // `@unchecked`: `base` is owned by `owner`, and written only while `owner` is uniquely referenced.
+    private var owner: Owner
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     private let pretty: Bool
-    /// Per open container: whether it has an element yet.
-    private var hasElements: [Bool] = []
+    /// Whether the innermost open container has an element yet, and the same for the ones around it.
+    private var hasElements = false
+    private var enclosingHaveElements: [Bool] = []
+    private var depth = 0
     private var afterKey = false
 
     public init(pretty: Bool = false) {
         self.pretty = pretty
+        owner = Owner(byteCount: 256)
+        base = owner.base
+        capacity = owner.byteCount
     }
 
-    /// Makes room ahead for a large output, between two values: once a quarter of the buffer is
-    /// left, it moves to one twice as large on huge pages (`HugePages`), instead of growing by
-    /// the array's own reallocation, which maps the new buffer 4 KiB at a time.
-    public mutating func reserveAhead() {
-        let capacity = bytes.capacity, count = bytes.count
-        guard capacity - count < capacity / 4, 2 * capacity >= HugePages.minimumByteCount else { return }
-        bytes = [UInt8](unsafeUninitializedCapacity: 2 * capacity) { buffer, initialized in
-            HugePages.advise(buffer.baseAddress!, byteCount: buffer.count)
-            initialized = bytes.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
-        }
+    /// The written text, copied out.
+    public var bytes: [UInt8] { withBytes { Array($0) } }
+
+    /// The number of bytes written.
+    public var byteCount: Int { count }
+
+    /// Calls `body` with the written text in place.
+    public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try withExtendedLifetime(owner) { try body(UnsafeBufferPointer(start: base, count: count)) }
     }
 
     /// The written text.
-    public var string: String { String(decoding: bytes, as: UTF8.self) }
+    public var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
+
+    /// Makes room ahead for a large output, between two values: once a quarter of the buffer is
+    /// left, it moves to one twice as large on huge pages (`HugePages`), which the kernel maps
+    /// 2 MiB at a time instead of 4 KiB.
+    public mutating func reserveAhead() {
+        guard capacity - count < capacity / 4, 2 * capacity >= HugePages.minimumByteCount else { return }
+        move(toCapacity: 2 * capacity)
+    }
 
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
     public mutating func endObject() { close(UInt8(ascii: "}")) }
@@ -48,22 +69,37 @@ public struct JSONWriter: Sendable {
 
     /// Writes a member key given as encoded JSON text in borrowed memory (see `key(encoded:)`).
     package mutating func key(encoded key: UnsafeBufferPointer<UInt8>) {
-        separate()
-        bytes.append(contentsOf: key)
-        endKey()
+        guard !pretty, let start = key.baseAddress else {
+            separate()
+            append(key)
+            endKey()
+            return
+        }
+        // Compact output, the common case: the comma, the key and the colon in one step.
+        reserve(key.count + 2)
+        var position = base + count
+        if needsComma() {
+            position.pointee = UInt8(ascii: ",")
+            position += 1
+        }
+        position.update(from: start, count: key.count)
+        position += key.count
+        position.pointee = UInt8(ascii: ":")
+        count = position + 1 - base
+        afterKey = true
     }
 
     /// The colon after a key; the value comes next.
     private mutating func endKey() {
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
+        append(UInt8(ascii: ":"))
+        if pretty { append(UInt8(ascii: " ")) }
         afterKey = true
     }
 
     /// Writes a value given as encoded JSON text (see `encoded(_:)`).
     public mutating func value(encoded value: [UInt8]) {
         separate()
-        bytes.append(contentsOf: value)
+        value.withUnsafeBufferPointer { append($0) }
     }
 
     /// A string as encoded JSON text, quotes included, for `key(encoded:)` and `value(encoded:)`.
@@ -74,23 +110,31 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func string(_ value: String) {
-        separate()
-        appendString(value)
+        var text = value
+        text.withUTF8 { utf8 in
+            separate(reserving: utf8.count + 2)
+            appendString(utf8)
+        }
     }
 
     public mutating func integer(_ value: Int64) {
-        separate()
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // room for the 20 digits of UInt64.max, filled from the end
+        separate(reserving: 21)
+        // Room for a sign and the 20 digits of UInt64.max, filled from the end.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { buffer in
             var position = buffer.count
+            var magnitude = value.magnitude
             repeat {
                 position -= 1
                 buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude != 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
+            if value < 0 {
+                position -= 1
+                buffer[position] = UInt8(ascii: "-")
+            }
+            let digitsStart = buffer.baseAddress!.bindMemory(to: UInt8.self, capacity: buffer.count) + position
+            append(UnsafeBufferPointer(start: digitsStart, count: buffer.count - position))
         }
     }
 
@@ -100,44 +144,74 @@ public struct JSONWriter: Sendable {
         raw(value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value))
     }
 
-    /// Writes a string whose UTF-8 text `append` adds to the output; the text must need no
-    /// escaping (no quote, backslash or control character), as formatted dates and numbers do not.
+    /// Writes a string whose UTF-8 text `write` puts at the pointer it is given, at most
+    /// `maximumByteCount` bytes, returning how many; the text must need no escaping (no quote,
+    /// backslash or control character), as formatted dates and numbers do not.
+    public mutating func unescapedString(maximumByteCount: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        separate(reserving: maximumByteCount + 2)
+        base[count] = UInt8(ascii: "\"")
+        let written = write(base + count + 1)
+        precondition(written <= maximumByteCount, "wrote more than the room it asked for")
+        base[count + 1 + written] = UInt8(ascii: "\"")
+        count += written + 2
+    }
+
+    /// Writes a string whose UTF-8 text `append` adds to the array it is given; the text must
+    /// need no escaping (no quote, backslash or control character).
     public mutating func unescapedString(_ append: (inout [UInt8]) -> Void) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        append(&bytes)
-        bytes.append(UInt8(ascii: "\""))
+        var text: [UInt8] = []
+        append(&text)
+        unescapedString(maximumByteCount: text.count) { target in
+            text.withUnsafeBufferPointer { target.update(from: $0.baseAddress!, count: $0.count) }
+            return text.count
+        }
     }
 
     /// Ends the line of a top-level value (NDJSON: one value per line).
     public mutating func endLine() {
-        bytes.append(0x0A)
+        append(0x0A)
     }
 
     /// Writes a `,` between top-level values (array elements written without their array's brackets).
     public mutating func comma() {
-        bytes.append(UInt8(ascii: ","))
+        append(UInt8(ascii: ","))
     }
 
-    public mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
-    public mutating func null() { raw("null") }
+    public mutating func bool(_ value: Bool) {
+        separate(reserving: 5)
+        append(value ? Self.trueText : Self.falseText)
+    }
+
+    public mutating func null() {
+        separate(reserving: 4)
+        append(Self.nullText)
+    }
+
+    private static let trueText = StaticString("true")
+    private static let falseText = StaticString("false")
+    private static let nullText = StaticString("null")
 
     /// Writes text that is already JSON (an exact number lexeme, a decimal).
     public mutating func raw(_ json: String) {
         separate()
-        bytes.append(contentsOf: json.utf8)
+        var json = json
+        json.withUTF8 { append($0) }
     }
 
     private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(bracket)
-        hasElements.append(false)
+        append(bracket)
+        if depth > 0 { enclosingHaveElements.append(hasElements) }
+        depth += 1
+        hasElements = false
     }
 
     private mutating func close(_ bracket: UInt8) {
-        let hadElements = hasElements.removeLast()
-        if pretty, hadElements { newline() }
-        bytes.append(bracket)
+        let hadElements = hasElements
+        depth -= 1
+        hasElements = depth > 0 ? enclosingHaveElements.removeLast() : false
+        if pretty, hadElements { newline(indent: depth) }
+        append(bracket)
     }
 
     private mutating func separate() {
@@ -145,16 +219,110 @@ public struct JSONWriter: Sendable {
             afterKey = false
             return
         }
-        guard !hasElements.isEmpty else { return }
-        if hasElements[hasElements.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        hasElements[hasElements.count - 1] = true
-        if pretty { newline() }
+        guard depth > 0 else { return }
+        if hasElements { append(UInt8(ascii: ",")) }
+        hasElements = true
+        if pretty { newline(indent: depth) }
     }
 
-    private mutating func newline() {
-        bytes.append(0x0A)
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: hasElements.count * 2))
+    /// Whether a value written now needs a comma before it, updating the state as `separate`
+    /// does; for compact output only (pretty output also breaks the line).
+    @inline(__always) private mutating func needsComma() -> Bool {
+        if afterKey {
+            afterKey = false
+            return false
+        }
+        guard depth > 0 else { return false }
+        defer { hasElements = true }
+        return hasElements
     }
+
+    /// Separates a value (`separate`) and makes room for `byteCount` bytes of it.
+    @inline(__always) private mutating func separate(reserving byteCount: Int) {
+        if pretty {
+            separate()
+            reserve(byteCount)
+        } else {
+            reserve(byteCount + 1)
+            if needsComma() {
+                base[count] = UInt8(ascii: ",")
+                count += 1
+            }
+        }
+    }
+
+    private mutating func newline(indent: Int) {
+        reserve(1 + indent * 2)
+        base[count] = 0x0A
+        (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: indent * 2)
+        count += 1 + indent * 2
+    }
+
+    // MARK: The buffer
+
+    /// Makes room for `byteCount` more bytes in a buffer this writer alone holds.
+    @inline(__always) private mutating func reserve(_ byteCount: Int) {
+        if count + byteCount > capacity || !isKnownUniquelyReferenced(&owner) {
+            move(toCapacity: Swift.max(2 * capacity, count + byteCount))
+        }
+    }
+
+    /// Moves the text to a buffer of its own of at least `byteCount` bytes.
+    private mutating func move(toCapacity byteCount: Int) {
+        let larger = Owner(byteCount: Swift.max(byteCount, count))
+        larger.base.update(from: base, count: count)
+        owner = larger
+        base = larger.base
+        capacity = larger.byteCount
+    }
+
+    @inline(__always) private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always) private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let start = bytes.baseAddress else { return }
+        reserve(bytes.count)
+        (base + count).update(from: start, count: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always) private mutating func append(_ text: StaticString) {
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// The memory of a writer's text; large buffers on huge pages (`HugePages.allocate`, given back
+    /// to be reused when the writer ends).
+    private final class Owner {
+        let base: UnsafeMutablePointer<UInt8>
+        let byteCount: Int
+        private let isHugePages: Bool
+
+        init(byteCount: Int) {
+            if byteCount >= HugePages.minimumByteCount {
+                let (start, allocated) = HugePages.allocate(byteCount: byteCount)
+                base = start.bindMemory(to: UInt8.self, capacity: allocated)
+                self.byteCount = allocated
+                isHugePages = true
+            } else {
+                base = .allocate(capacity: byteCount)
+                self.byteCount = byteCount
+                isHugePages = false
+            }
+        }
+
+        deinit {
+            if isHugePages {
+                HugePages.recycle(UnsafeMutableRawPointer(base), byteCount: byteCount)
+            } else {
+                base.deallocate()
+            }
+        }
+    }
+
+    // MARK: Strings
 
     /// The position of the first byte from `start` on that a JSON string must escape (a quote, a
     /// backslash or a control character), or `utf8.count`; eight bytes at a time.
@@ -173,36 +341,44 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func appendString(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        // Runs of bytes that need no escaping (most strings are one run) are copied at once.
         var text = value
         text.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else { return }
-            var start = 0
+            reserve(utf8.count + 2)
+            appendString(utf8)
+        }
+    }
+
+    /// A string's UTF-8 quoted and escaped; room for it unescaped is reserved already.
+    @inline(__always) private mutating func appendString(_ utf8: UnsafeBufferPointer<UInt8>) {
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+        // Runs of bytes that need no escaping (most strings are one run) are copied at once.
+        if let start = utf8.baseAddress {
+            var runStart = 0
             while true {
-                let escape = Self.nextEscape(in: utf8, from: start)
-                bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: escape - start))
-                guard escape < utf8.count else { return }
-                appendEscape(of: base[escape])
-                start = escape + 1
+                let escape = Self.nextEscape(in: utf8, from: runStart)
+                append(UnsafeBufferPointer(start: start + runStart, count: escape - runStart))
+                guard escape < utf8.count else { break }
+                appendEscape(of: start[escape])
+                runStart = escape + 1
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     /// The escape of a quote, a backslash or a control character.
     private mutating func appendEscape(of byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
+        append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(byte)
+        case 0x0A: append(UInt8(ascii: "n"))
+        case 0x0D: append(UInt8(ascii: "r"))
+        case 0x09: append(UInt8(ascii: "t"))
+        case 0x08: append(UInt8(ascii: "b"))
+        case 0x0C: append(UInt8(ascii: "f"))
         default:
             let hex = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            for digit in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]] { append(digit) }
         }
     }
 }

@@ -349,11 +349,11 @@ struct MappedBatch: Sendable {
         var writer = JSONWriter()
         for index in elements.indices {
             elements[index].rendered = elements[index].records.map { record in
-                if format == .json, !writer.bytes.isEmpty { writer.comma() }
-                let start = writer.bytes.count
+                if format == .json, writer.byteCount > 0 { writer.comma() }
+                let start = writer.byteCount
                 RecordWriter.write(record, to: &writer)
                 defer { if format == .ndjson { writer.endLine() } }
-                return start..<writer.bytes.count
+                return start..<writer.byteCount
             }
         }
         bytes = writer.bytes

@@ -40,7 +40,8 @@ extension Value {
         case .number(let number): writer.double(number)
         case .decimal(let decimal): writer.raw(decimal.description)
         case .string(let string): writer.string(string)
-        case .date(let date): writer.unescapedString { ISO8601Text.append(date.timeIntervalSince1970, to: &$0) }
+        case .date(let date):
+            writer.unescapedString(maximumByteCount: ISO8601Text.maximumByteCount) { ISO8601Text.write(date.timeIntervalSince1970, to: $0) }
         case .url(let url): writer.string(url.absoluteString)
         case .array(let items):
             writer.beginArray()

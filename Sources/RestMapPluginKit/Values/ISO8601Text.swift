@@ -10,52 +10,60 @@ public enum ISO8601Text {
 
     /// Appends the ISO 8601 UTC text of an instant (as `string(from:)` gives it) as UTF-8.
     public static func append(_ secondsSince1970: Double, to text: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumByteCount) { buffer in
+            let end = write(secondsSince1970, to: buffer.baseAddress!)
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
+        }
+    }
+
+    /// The most bytes `write` writes: a sign, 20 digits of year, "-MM-DDTHH:MM:SS.mmmZ".
+    public static let maximumByteCount = 41
+
+    /// Writes the ISO 8601 UTC text of an instant (as `string(from:)` gives it) as UTF-8 at
+    /// `buffer`, which has room for `maximumByteCount` bytes; returns how many it wrote.
+    public static func write(_ secondsSince1970: Double, to buffer: UnsafeMutablePointer<UInt8>) -> Int {
         let milliseconds = Int64((secondsSince1970 * 1000).rounded())
         let (seconds, millisecond) = milliseconds.floorDivided(by: 1000)
         let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
         let (year, month, day) = CivilDate.fromDays(days)
-        // Formatted into a small buffer and appended at once, not byte by byte. At most 41 bytes:
-        // a sign, 20 digits of year, "-MM-DDTHH:MM:SS.mmmZ".
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
-            var end = 0
-            func put(_ byte: UInt8) {
-                buffer[end] = byte
-                end += 1
-            }
-            /// A number's decimal digits, padded with zeros to at least `width` digits.
-            func putDigits(_ number: UInt64, width: Int) {
-                var divisor: UInt64 = 1
-                var digits = 1
-                while digits < width || number / divisor >= 10 {
-                    divisor *= 10
-                    digits += 1
-                }
-                var rest = number
-                while divisor > 0 {
-                    put(UInt8(ascii: "0") + UInt8(rest / divisor))
-                    rest %= divisor
-                    divisor /= 10
-                }
-            }
-            if year < 0 { put(UInt8(ascii: "-")) }
-            putDigits(year.magnitude, width: 4)
-            put(UInt8(ascii: "-"))
-            putDigits(UInt64(month), width: 2)
-            put(UInt8(ascii: "-"))
-            putDigits(UInt64(day), width: 2)
-            put(UInt8(ascii: "T"))
-            putDigits(UInt64(secondOfDay / 3600), width: 2)
-            put(UInt8(ascii: ":"))
-            putDigits(UInt64(secondOfDay / 60 % 60), width: 2)
-            put(UInt8(ascii: ":"))
-            putDigits(UInt64(secondOfDay % 60), width: 2)
-            if millisecond != 0 {
-                put(UInt8(ascii: "."))
-                putDigits(UInt64(millisecond), width: 3)
-            }
-            put(UInt8(ascii: "Z"))
-            text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
+        var end = 0
+        func put(_ byte: UInt8) {
+            buffer[end] = byte
+            end += 1
         }
+        /// A number's decimal digits, padded with zeros to at least `width` digits.
+        func putDigits(_ number: UInt64, width: Int) {
+            var divisor: UInt64 = 1
+            var digits = 1
+            while digits < width || number / divisor >= 10 {
+                divisor *= 10
+                digits += 1
+            }
+            var rest = number
+            while divisor > 0 {
+                put(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        if year < 0 { put(UInt8(ascii: "-")) }
+        putDigits(year.magnitude, width: 4)
+        put(UInt8(ascii: "-"))
+        putDigits(UInt64(month), width: 2)
+        put(UInt8(ascii: "-"))
+        putDigits(UInt64(day), width: 2)
+        put(UInt8(ascii: "T"))
+        putDigits(UInt64(secondOfDay / 3600), width: 2)
+        put(UInt8(ascii: ":"))
+        putDigits(UInt64(secondOfDay / 60 % 60), width: 2)
+        put(UInt8(ascii: ":"))
+        putDigits(UInt64(secondOfDay % 60), width: 2)
+        if millisecond != 0 {
+            put(UInt8(ascii: "."))
+            putDigits(UInt64(millisecond), width: 3)
+        }
+        put(UInt8(ascii: "Z"))
+        return end
     }
 }
 
