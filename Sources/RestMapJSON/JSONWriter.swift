@@ -12,7 +12,8 @@ public struct JSONWriter: @unchecked Sendable {
     private var owner: Owner
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
-    private var capacity: Int
+    /// The bytes the buffer has room for.
+    package private(set) var capacity: Int
     private let pretty: Bool
     /// Whether the innermost open container has an element yet, and the same for the ones around it.
     private var hasElements = false

@@ -219,6 +219,31 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONDocument(elementsIn: body, range: commas[1]...(body.count - 1)) }
     }
 
+    /// A copy of a writer shares its text until one of them writes; then each has its own.
+    @Test func copiesOfAWriterWriteApart() {
+        var first = JSONWriter()
+        first.beginArray()
+        first.integer(-1)
+        var second = first
+        second.integer(Int64.min)
+        second.unescapedString(maximumByteCount: 4) { target in
+            for (offset, byte) in "2013".utf8.enumerated() { target[offset] = byte }
+            return 4
+        }
+        second.endArray()
+        first.string("x\n\"y\u{1}")
+        first.bool(true)
+        first.null()
+        first.beginObject()
+        first.key("k")
+        first.double(0.5)
+        first.endObject()
+        first.endArray()
+        #expect(second.string == #"[-1,-9223372036854775808,"2013"]"#)
+        #expect(first.string == #"[-1,"x\n\"y\u0001",true,null,{"k":0.5}]"#)
+        #expect(first.byteCount == first.bytes.count)
+    }
+
     /// `reserveAhead` moves a large output to a buffer twice as large once less than a quarter is
     /// left, without changing what was written.
     @Test func reservingAheadKeepsTheWrittenBytes() {
@@ -229,21 +254,21 @@ import Testing
         for index in 0..<400_000 {
             writer.string("item \(index)")
             expected += (index > 0 ? "," : "") + "\"item \(index)\""
-            let before = writer.bytes.capacity
+            let before = writer.capacity
             writer.reserveAhead()
-            let capacity = writer.bytes.capacity
+            let capacity = writer.capacity
             if capacity != before {
                 moves += 1
                 if capacity < 2 * before { movesNotDoubling += 1 }
             }
-            if 2 * capacity >= HugePages.minimumByteCount, capacity - writer.bytes.count < capacity / 4 { lowOnRoomAfterwards += 1 }
+            if 2 * capacity >= HugePages.minimumByteCount, capacity - writer.byteCount < capacity / 4 { lowOnRoomAfterwards += 1 }
         }
         writer.endArray()
         expected += "]"
         #expect(moves > 0, "a 5 MB output never moved ahead")
         #expect(movesNotDoubling == 0)
         #expect(lowOnRoomAfterwards == 0)
-        #expect(writer.bytes.capacity >= HugePages.minimumByteCount / 2)
+        #expect(writer.capacity >= HugePages.minimumByteCount / 2)
         #expect(writer.string == expected)
     }
 }
