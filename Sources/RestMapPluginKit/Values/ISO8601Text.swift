@@ -46,21 +46,32 @@ public enum ISO8601Text {
                 divisor /= 10
             }
         }
-        if year < 0 { put(UInt8(ascii: "-")) }
-        putDigits(year.magnitude, width: 4)
+        /// Two digits of a number below 100.
+        func putTwoDigits(_ number: Int64) {
+            put(UInt8(ascii: "0") + UInt8(number / 10))
+            put(UInt8(ascii: "0") + UInt8(number % 10))
+        }
+        if (0...9999).contains(year) {
+            putTwoDigits(year / 100)
+            putTwoDigits(year % 100)
+        } else {
+            if year < 0 { put(UInt8(ascii: "-")) }
+            putDigits(year.magnitude, width: 4)
+        }
         put(UInt8(ascii: "-"))
-        putDigits(UInt64(month), width: 2)
+        putTwoDigits(month)
         put(UInt8(ascii: "-"))
-        putDigits(UInt64(day), width: 2)
+        putTwoDigits(day)
         put(UInt8(ascii: "T"))
-        putDigits(UInt64(secondOfDay / 3600), width: 2)
+        putTwoDigits(secondOfDay / 3600)
         put(UInt8(ascii: ":"))
-        putDigits(UInt64(secondOfDay / 60 % 60), width: 2)
+        putTwoDigits(secondOfDay / 60 % 60)
         put(UInt8(ascii: ":"))
-        putDigits(UInt64(secondOfDay % 60), width: 2)
+        putTwoDigits(secondOfDay % 60)
         if millisecond != 0 {
             put(UInt8(ascii: "."))
-            putDigits(UInt64(millisecond), width: 3)
+            put(UInt8(ascii: "0") + UInt8(millisecond / 100))
+            putTwoDigits(millisecond % 100)
         }
         put(UInt8(ascii: "Z"))
         return end
