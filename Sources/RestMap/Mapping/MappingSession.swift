@@ -15,19 +15,23 @@ enum PathStep {
 }
 
 /// The mutable state of mapping one document; used by one task, then frozen into a graph.
+///
+/// The state below is read and written by one thread at a time and never through two overlapping
+/// accesses, so it is exempt from Swift's run-time exclusivity checks (`@exclusivity(unchecked)`):
+/// they were a check on entry and exit of every access, several per record.
 final class MappingSession {
     let plan: MappingPlan
-    var scope: EvaluationScope
-    var records: [RecordData] = []
-    var identities: [IdentityIndex]
-    var errors: [MappingError] = []
-    var path: [PathStep] = []
+    @exclusivity(unchecked) var scope: EvaluationScope
+    @exclusivity(unchecked) var records: [RecordData] = []
+    @exclusivity(unchecked) var identities: [IdentityIndex]
+    @exclusivity(unchecked) var errors: [MappingError] = []
+    @exclusivity(unchecked) var path: [PathStep] = []
     /// Documents made from computed values mapped as representations, kept alive with the session.
-    var computedDocuments: [Value: JSONDocument] = [:]
+    @exclusivity(unchecked) var computedDocuments: [Value: JSONDocument] = [:]
     /// The last text each URL attribute read and the value it gave (`url(_:of:coercer:)`).
-    private var lastURLs: [(attribute: ObjectIdentifier, text: String, value: Value)] = []
+    @exclusivity(unchecked) private var lastURLs: [(attribute: ObjectIdentifier, text: String, value: Value)] = []
     /// Nested relationship depth; bounded so hostile documents cannot exhaust the stack.
-    var depth = 0
+    @exclusivity(unchecked) var depth = 0
     static let maximumDepth = 100
     /// A root for a session done with its document (`scope.root` keeps a document alive).
     static let detachedRoot = JSONDocument.null.root
