@@ -61,7 +61,8 @@ extension MapCommand {
         var failed = false
         do {
             try mapper.mapStream(try response(body: []), from: FileDescriptorSource(descriptor: descriptor),
-                                 options: StreamOptions(input: streaming.streamInput, format: format, jobs: streaming.jobs)) { batch in
+                                 options: StreamOptions(input: streaming.streamInput, format: format, jobs: streaming.jobs,
+                                                        keepsRecords: false)) { batch in
                 Terminal.write(batch.output)
                 for error in batch.errors { Terminal.error("restmap: record failed: \(error)\n") }
                 failed = failed || !batch.errors.isEmpty

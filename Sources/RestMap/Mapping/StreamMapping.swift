@@ -32,12 +32,18 @@ public struct StreamOptions: Sendable {
     /// About how many input bytes one batch holds, with one job; with several, up to `2 × jobs`
     /// batches of half this size are in flight (memory is bounded by `jobs × batchBytes` of input).
     public var batchBytes: Int
+    /// Whether `StreamedBatch.records` holds the records; with a `format`, `false` keeps only the
+    /// rendered output, and the records are let go on the thread that mapped them (with several
+    /// jobs, freeing a batch's records on the calling thread held up its reading and writing).
+    public var keepsRecords: Bool
 
-    public init(input: StreamInput, format: StreamOutputFormat? = nil, jobs: Int = 1, batchBytes: Int = 1 << 20) {
+    public init(input: StreamInput, format: StreamOutputFormat? = nil, jobs: Int = 1, batchBytes: Int = 1 << 20,
+                keepsRecords: Bool = true) {
         self.input = input
         self.format = format
         self.jobs = max(jobs, 1)
         self.batchBytes = max(batchBytes, 1)
+        self.keepsRecords = keepsRecords || format == nil
     }
 }
 
@@ -109,14 +115,14 @@ extension Mapper {
                     failure = .malformed(error)
                     break
                 }
-                handle(emitter.emit(mapBatch(batch, target: target, request: request, render: options.format)))
+                handle(emitter.emit(mapBatch(batch, target: target, request: request, render: options.format, keepsRecords: options.keepsRecords)))
             }
         } else {
             // Reading the input and emitting (the identity ledger, the output) run on this
             // thread while `jobs` threads map and render.
             let workers = [self] + (1..<options.jobs).map { _ in withOwnPlan() }
             let pipeline = BatchPipeline(workers: workers) { worker, batch in
-                worker.mapBatch(batch, target: target, request: request, render: options.format)
+                worker.mapBatch(batch, target: target, request: request, render: options.format, keepsRecords: options.keepsRecords)
             }
             do {
                 let batchBytes = max(options.batchBytes / 2, 1)
@@ -212,9 +218,13 @@ extension Mapper {
     // MARK: Mapping batches
 
     /// Maps a batch, and renders its records when `render` (so rendering runs on the mapping thread too).
-    fileprivate func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response, render: StreamOutputFormat?) -> MappedBatch {
+    fileprivate func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response, render: StreamOutputFormat?,
+                              keepsRecords: Bool) -> MappedBatch {
         var mapped = mapBatch(batch, target: target, request: request)
         if let render { mapped.render(as: render) }
+        if !keepsRecords {
+            for index in mapped.elements.indices { mapped.elements[index].records = [] }
+        }
         return mapped
     }
 

@@ -47,9 +47,10 @@ public enum ISO8601Text {
             }
         }
         /// Two digits of a number below 100.
-        func putTwoDigits(_ number: Int64) {
-            put(UInt8(ascii: "0") + UInt8(number / 10))
-            put(UInt8(ascii: "0") + UInt8(number % 10))
+        @inline(__always) func putTwoDigits(_ number: Int64) {
+            buffer[end] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: number / 10)
+            buffer[end + 1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: number % 10)
+            end += 2
         }
         if (0...9999).contains(year) {
             putTwoDigits(year / 100)
