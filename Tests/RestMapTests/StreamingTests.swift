@@ -44,15 +44,18 @@ struct StreamingTests {
 
     /// Streams `body` and returns the output and the error texts.
     func stream(_ body: String, path: String = "/repos", input: StreamInput = .array, format: StreamOutputFormat = .json,
-                jobs: Int = 1, batchBytes: Int = 64) throws -> (output: String, errors: [String]) {
+                jobs: Int = 1, batchBytes: Int = 64, keepsRecords: Bool = true) throws -> (output: String, errors: [String], records: Int) {
         var output: [UInt8] = []
         var errors: [String] = []
+        var records = 0
         try mapper().mapStream(Response(path: path, body: []), from: InMemorySource(Array(body.utf8)),
-                               options: StreamOptions(input: input, format: format, jobs: jobs, batchBytes: batchBytes)) { batch in
+                               options: StreamOptions(input: input, format: format, jobs: jobs, batchBytes: batchBytes,
+                                                      keepsRecords: keepsRecords)) { batch in
             output += batch.output
             errors += batch.errors.map(\.description)
+            records += batch.records.count
         }
-        return (String(decoding: output, as: UTF8.self), errors)
+        return (String(decoding: output, as: UTF8.self), errors, records)
     }
 
     func whole(_ body: String, path: String = "/repos") throws -> (output: String, errors: [String]) {
@@ -68,6 +71,10 @@ struct StreamingTests {
             let streamed = try stream(Self.array, jobs: jobs, batchBytes: batchBytes)
             #expect(streamed.output == expected.output, "jobs \(jobs), batch \(batchBytes)")
             #expect(streamed.errors == expected.errors)
+            #expect(streamed.records > 0)
+            // Only the rendered output kept: the same output and errors, no records handed back.
+            let renderedOnly = try stream(Self.array, jobs: jobs, batchBytes: batchBytes, keepsRecords: false)
+            #expect(renderedOnly.output == expected.output && renderedOnly.errors == expected.errors && renderedOnly.records == 0)
         }
     }
 
