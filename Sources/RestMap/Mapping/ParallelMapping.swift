@@ -14,8 +14,8 @@ extension Mapper {
     /// with a plan of its own, into a session of its own, so the threads share no document and no
     /// plan. The sessions are then taken into the first one in input order
     /// (`MappingSession.absorb`). An array of objects is cut where one object ends and the next
-    /// begins (`ParsedParts`), without scanning it element by element first; otherwise
-    /// `JSONElementStream` splits it.
+    /// begins (`ArrayParts`), without scanning it element by element first; otherwise, or when a
+    /// cut turns out to be inside an element, `JSONElementStream` splits it.
     ///
     /// - Returns: the session holding every record, and the roots; `nil` when the body is not one
     ///   it can split — the caller then maps it on one thread, which also reports malformed JSON
