@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 /// Options of JSON parsing.
 public struct JSONParsingOptions: Sendable {
     /// Deepest nesting of arrays and objects accepted; deeper documents are refused with an
@@ -187,6 +192,32 @@ public struct JSONNode: Sendable {
     public var byteOffset: Int {
         let entry = self.entry
         return entry.tag == .string ? Int(entry.start) - 1 : Int(entry.start)
+    }
+
+    /// The value's text from its first byte through the end of its last scalar (or the opening
+    /// bracket of its last, empty, container). What follows in the value is whitespace and the
+    /// closing brackets that this text leaves open, so two values with the same such text are the
+    /// same value. Valid while the document lives.
+    package var leadingText: UnsafeBufferPointer<UInt8> {
+        let entry = self.entry
+        let lastIndex = entry.isContainer ? Int(entry.end) - 1 : index
+        let last = document.tape[lastIndex]
+        let end = switch last.tag {
+        case .string: Int(last.end) + 1
+        case .number: Int(last.end)
+        case .true, .null: Int(last.start) + 4
+        case .false: Int(last.start) + 5
+        case .array, .object: Int(last.start) + 1
+        }
+        return UnsafeBufferPointer(rebasing: document.bytes[byteOffset..<end])
+    }
+
+    /// Whether this value and `other` are the same JSON, compared by their text
+    /// (`leadingText`): byte for byte, so the same value written with other spacing or escapes
+    /// is not recognized (the caller then does the work it wanted to skip).
+    package func hasSameText(as other: JSONNode) -> Bool {
+        let mine = leadingText, theirs = other.leadingText
+        return mine.count == theirs.count && (mine.baseAddress == theirs.baseAddress || memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0)
     }
 
     /// The tape index after this value and its descendants.

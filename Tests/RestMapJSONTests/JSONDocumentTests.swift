@@ -330,3 +330,27 @@ import Testing
         #expect(try JSONDocument(string: json).root.stringValue == expected)
     }
 }
+
+/// Two values have the same text when their bytes up to their last scalar are the same.
+@Suite struct SameTextTests {
+    @Test func valuesWithTheSameTextAreRecognizedAndOthersAreNot() throws {
+        let document = try JSONDocument(string: #"""
+            [{"login": "octocat", "id": 1, "tags": ["a", {}], "site": null},
+             {"login": "octocat", "id": 1, "tags": ["a", {}], "site": null} ,
+             {"login": "octocat", "id": 1, "tags": ["a", {}], "site": false},
+             {"login": "octocat", "id": 10, "tags": ["a", {}], "site": null},
+             {"login": "octocat", "id": 1, "tags": ["a", []], "site": null},
+             {"login": "octocat",  "id": 1, "tags": ["a", {}], "site": null},
+             {"login": "octocat", "id": 1, "tags": ["a", {}], "site": null, "more": "x"},
+             {}, {  }, "s", "s", 12, 12.5, [[]], [[], []]]
+            """#)
+        let nodes = Array(document.root.elements)
+        #expect(nodes[0].hasSameText(as: nodes[1]))
+        for other in 2...6 { #expect(!nodes[0].hasSameText(as: nodes[other]), "element \(other)") }
+        #expect(nodes[7].hasSameText(as: nodes[8]))
+        #expect(nodes[9].hasSameText(as: nodes[10]))
+        #expect(!nodes[11].hasSameText(as: nodes[12]))
+        #expect(!nodes[13].hasSameText(as: nodes[14]))
+        #expect(nodes[0].hasSameText(as: nodes[0]))
+    }
+}

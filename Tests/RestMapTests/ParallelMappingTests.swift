@@ -111,6 +111,40 @@ struct ParallelMappingTests {
                 == RecordWriter.output(serial.records, format: .ndjson))
     }
 
+    @Test("An owner repeated with the same text maps once; one with other values in between still wins, and the repeat after it wins back")
+    func repeatedRepresentations() throws {
+        let mapper = try Fixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              Repo:
+                identifiedBy: id
+                attributes:
+                  id: { from: id, type: integer }
+                relationships:
+                  owner: { from: owner, entity: Owner }
+              Owner:
+                identifiedBy: login
+                attributes:
+                  login: login
+                  site: site
+            responses:
+              - { path: /repos, entity: Repo }
+            """)
+        let owners = [#"{"login": "u", "site": "a"}"#, #"{"login": "u", "site": "a"}"#, #"{"login": "u", "site": "b"}"#,
+                      #"{"login": "u", "site": "a"}"#, #"{"login": "v", "site": "c"}"#]
+        var sites: [String?] = []
+        for count in 1...owners.count {
+            let body = "[" + owners.prefix(count).enumerated().map { #"{"id": \#($0.offset), "owner": \#($0.element)}"# }.joined(separator: ",") + "]"
+            let result = try mapper.map(Response(path: "/repos", body: body))
+            #expect(result.records.count == count)
+            sites.append(result.records[0].owner.site.string)
+            // Every repository of owner "u" holds the one record of "u".
+            let uRecords = Set(result.records.filter { $0.owner.login.string == "u" }.map { $0.related("owner").first.map(\.index) })
+            #expect(uRecords.count == 1)
+        }
+        #expect(sites == ["a", "a", "b", "a", "a"])
+    }
+
     @Test("A repository seen twice far apart has both occurrences' tags and its last name")
     func mergesAcrossBatches() throws {
         let result = try mapper().map(Response(path: "/repos", body: Self.body()), options: MappingOptions(jobs: 4))

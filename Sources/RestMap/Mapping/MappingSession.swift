@@ -28,6 +28,10 @@ final class MappingSession {
     @exclusivity(unchecked) var path: [PathStep] = []
     /// Documents made from computed values mapped as representations, kept alive with the session.
     @exclusivity(unchecked) var computedDocuments: [Value: JSONDocument] = [:]
+    /// Per entity, the last representation mapped and its record, for entities whose records
+    /// depend on their text alone (`EntityPlan.dependsOnTextAlone`): the same owner on every
+    /// repository of a page is mapped once.
+    @exclusivity(unchecked) private var lastRepresentations: [(node: JSONNode, record: Int)?]
     /// The last text each URL attribute read and the value it gave (`url(_:of:coercer:)`).
     @exclusivity(unchecked) private var lastURLs: [(attribute: ObjectIdentifier, text: String, value: Value)] = []
     /// Nested relationship depth; bounded so hostile documents cannot exhaust the stack.
@@ -40,6 +44,25 @@ final class MappingSession {
         self.plan = plan
         self.scope = EvaluationScope(representations: [], root: root, metadata: metadata, collectionIndex: nil, rootKeyPath: "")
         self.identities = Array(repeating: IdentityIndex(), count: plan.entities.count)
+        self.lastRepresentations = Array(repeating: nil, count: plan.entities.count)
+    }
+
+    /// Forgets every record's identification (and so the representations remembered for them).
+    func forgetIdentities() {
+        for slot in identities.indices where !identities[slot].isEmpty { identities[slot].removeAll() }
+        forgetRepresentations()
+    }
+
+    /// Forgets the representations remembered for records (`lastRepresentations`), which also
+    /// keep their document alive.
+    func forgetRepresentations() {
+        for entity in lastRepresentations.indices { lastRepresentations[entity] = nil }
+    }
+
+    /// Lets go of the mapped document: the session keeps its records, no node.
+    func releaseDocument() {
+        scope.root = Self.detachedRoot
+        forgetRepresentations()
     }
 
     // MARK: Representations
@@ -151,6 +174,15 @@ final class MappingSession {
             fail("expected an object representation, found \(Self.describe(node))", entity: entityPlan.name, attribute: nil)
             return nil
         }
+        let remembers = entityPlan.dependsOnTextAlone && injected.isEmpty
+        if remembers, let last = lastRepresentations[entity], last.node.hasSameText(as: node) { return last.record }
+        let record = mapAttributesAndRelationships(of: node, plan: entityPlan, injected: injected)
+        if remembers { lastRepresentations[entity] = record.map { (node, $0) } }
+        return record
+    }
+
+    /// The rest of `map`: the attributes' values, the record stored (or merged), its relationships.
+    private func mapAttributesAndRelationships(of node: JSONNode, plan entityPlan: EntityPlan, injected: [(slot: Int, value: Value)]) -> Int? {
 
         // The values are written once each into fresh storage (no per-slot uniqueness check), and
         // the plan's attributes and coercer are read once per record, not once per attribute.

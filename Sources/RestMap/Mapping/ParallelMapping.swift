@@ -127,7 +127,7 @@ extension Mapper {
             if let record = session.map(node, entity: entity, collectionIndex: index) { roots.append(record) }
         }
         session.path = []
-        session.scope.root = MappingSession.detachedRoot
+        session.releaseDocument()
         return MappedRun(session: session, roots: roots)
     }
 }
@@ -263,6 +263,9 @@ extension MappingSession {
     /// `assign` does, in the other session's record order: what mapping those elements in this
     /// session would have given. Returns the other session's roots as records of this one.
     func absorb(_ other: MappingSession, roots: [Int]) -> [Int] {
+        // Merging the other session's records may change this one's: what it remembers of the
+        // representations it mapped no longer tells their records.
+        forgetRepresentations()
         // Room for the other session's records and identities at once (at least doubling, so
         // absorbing many parts stays linear), not by regrowing record by record.
         let recordsNeeded = records.count + other.records.count

@@ -269,9 +269,7 @@ extension Mapper {
                 elements.append(([], Self.malformed(error, batch: batch, position: position, keyPath: keyPath).errors, [], line, ""))
                 continue
             }
-            for slot in session.identities.indices where !session.identities[slot].isEmpty {
-                session.identities[slot].removeAll()
-            }
+            session.forgetIdentities()
             session.path = line != nil ? [] : (keyPath.isEmpty ? [] : [.key(keyPath)]) + [.index(index)]
             let firstError = session.errors.count
             let root = session.map(node, entity: entity, collectionIndex: index)

@@ -110,6 +110,11 @@ final class EntityPlan: Sendable {
     let memberKeyIndices: [Int]
     /// A new record's relationships, none assigned yet: one array every record starts from.
     let unassignedRelations: [[Int]?]
+    /// Whether a representation maps to a record that depends on nothing but its own text: the
+    /// entity is identified, is not dynamic, has no relationships, and every attribute reads one
+    /// key of it with no transformer. Mapping the same text again then merges the same values
+    /// into the same record, changing nothing (`MappingSession.map` skips it).
+    let dependsOnTextAlone: Bool
 
     init(_ entity: Entity, index: Int, entityIndex: [String: Int], schema: Schema, plugins: PluginRegistry) throws(SchemaCompilationError) {
         name = entity.name
@@ -156,6 +161,8 @@ final class EntityPlan: Sendable {
         }
         memberKeys = JSONKeySet(keys)
         unassignedRelations = Array(repeating: nil, count: relationships.count)
+        dependsOnTextAlone = !identification.isEmpty && dynamic == nil && relationships.isEmpty
+            && attributes.allSatisfy { $0.singleKey != nil && $0.transforms.isEmpty }
         encodedNames = EncodedNames(entity: JSONWriter.encoded(name), attributes: EncodedNameList(attributes.map(\.name)),
                                     relationships: EncodedNameList(relationships.map(\.name)))
     }
