@@ -312,6 +312,7 @@ import Testing
         }
         #expect(sums == Array(repeating: Int64(199_999 * 200_000 / 2), count: 3))
     }
+
 }
 
 /// Escaped strings decode the same wherever the escapes sit: in runs of plain text longer and

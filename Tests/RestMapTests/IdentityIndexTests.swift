@@ -22,11 +22,19 @@ import Testing
             #expect(index.positionOrInsert(key, position) == expected)
         }
         #expect(index.count == model.count)
-        #expect(Dictionary(uniqueKeysWithValues: index.entries.map { ($0.key, $0.position) }) == model)
+        #expect(Self.entries(of: index) == model)
         index.removeAll()
-        #expect(index.isEmpty && index.entries.isEmpty)
+        #expect(index.isEmpty && Self.entries(of: index).isEmpty)
         #expect(index.positionOrInsert(keys[0], 7) == nil)
         #expect(index.positionOrInsert(keys[0], 8) == 7)
+    }
+
+    static func entries(of index: IdentityIndex) -> [IdentityKey: Int] {
+        var entries: [IdentityKey: Int] = [:]
+        index.forEach { key, position in
+            #expect(entries.updateValue(position, forKey: key) == nil, "\(key) given twice")
+        }
+        return entries
     }
 
     @Test func reservingKeepsWhatIsStored() {

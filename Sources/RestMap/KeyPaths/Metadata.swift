@@ -16,22 +16,18 @@ struct Metadata: Sendable {
     /// `schema` gives `baseURL` (for full URLs) and the headers every request sends (`headers:`),
     /// under the request's own headers.
     init(request: Response, schema: Schema, routeName: String?, routingParameters: [String: String]) {
-        var request = request
-        request.body = []
-        self.init { [request] in Self.fixed(request: request, schema: schema, routeName: routeName, routingParameters: routingParameters) }
+        self.init(request: request, schema: schema) { (routeName, routingParameters) }
     }
 
     /// Metadata whose route name and routing parameters are also found only when first read.
-    /// `request` without its body: the metadata keeps it until it is read.
+    /// The metadata keeps `request` until then, without its body.
     init(request: Response, schema: Schema, routing: @escaping @Sendable () -> (routeName: String?, parameters: [String: String])) {
-        self.init {
+        var head = request
+        head.body = []
+        source = Source { [head] in
             let (routeName, parameters) = routing()
-            return Self.fixed(request: request, schema: schema, routeName: routeName, routingParameters: parameters)
+            return Self.fixed(request: head, schema: schema, routeName: routeName, routingParameters: parameters)
         }
-    }
-
-    private init(make: @escaping @Sendable () -> Value) {
-        source = Source(make)
     }
 
     /// The fixed metadata, made once, on the first read, by whichever thread reads it first.

@@ -50,13 +50,10 @@ struct IdentityIndex {
         return Self.positionOrInsert(key, position, in: &others)
     }
 
-    /// Every identification and its position, in no particular order.
-    var entries: [(key: IdentityKey, position: Int)] {
-        var entries: [(key: IdentityKey, position: Int)] = others.map { ($0.key, $0.value) }
-        for slot in positions.indices where positions[slot] >= 0 {
-            entries.append((.single(.integer(numbers[slot])), positions[slot]))
-        }
-        return entries
+    /// Calls `body` with every identification and its position, in no particular order.
+    func forEach(_ body: (IdentityKey, Int) -> Void) {
+        for (key, position) in others { body(key, position) }
+        for slot in positions.indices where positions[slot] >= 0 { body(.single(.integer(numbers[slot])), positions[slot]) }
     }
 
     /// Forgets every identification, keeping the room.

@@ -32,8 +32,6 @@ final class MappingSession {
     /// depend on their text alone (`EntityPlan.dependsOnTextAlone`): the same owner on every
     /// repository of a page is mapped once.
     @exclusivity(unchecked) private var lastRepresentations: [(node: JSONNode, record: Int)?]
-    /// The last text each URL attribute read and the value it gave (`url(_:of:coercer:)`).
-    @exclusivity(unchecked) private var lastURLs: [(attribute: ObjectIdentifier, text: String, value: Value)] = []
     /// Nested relationship depth; bounded so hostile documents cannot exhaust the stack.
     @exclusivity(unchecked) var depth = 0
     static let maximumDepth = 100
@@ -270,7 +268,6 @@ final class MappingSession {
         // The common case first: one key, found, read as it is.
         if attribute.singleKey != nil, attribute.transforms.isEmpty, let member {
             mappable = true
-            if case .url = attribute.type, member.kind == .string { return try url(member, of: attribute, coercer: coercer) }
             return try coercer.coerce(member, to: attribute.type)
         }
         let found: Resolved
@@ -281,7 +278,6 @@ final class MappingSession {
         }
         if case .missing = found {} else { mappable = true }
         if attribute.transforms.isEmpty, case .node(let valueNode) = found {
-            if case .url = attribute.type, valueNode.kind == .string { return try url(valueNode, of: attribute, coercer: coercer) }
             return try coercer.coerce(valueNode, to: attribute.type)
         }
         guard var value = found.value ?? attribute.defaultValue else { return nil }
@@ -291,19 +287,6 @@ final class MappingSession {
             }
         }
         return try coercer.coerce(value, to: attribute.type)
-    }
-
-    /// A URL attribute's value, parsed once for a run of representations giving the same text
-    /// (a page of repositories of one owner gives one avatar URL a hundred times; parsing a URL
-    /// costs more than mapping the rest of the owner).
-    private func url(_ node: JSONNode, of attribute: AttributePlan, coercer: Coercer) throws(CoercionError) -> Value {
-        let text = node.stringValue!   // Total: the caller checked the kind.
-        let attributeID = ObjectIdentifier(attribute)
-        let index = lastURLs.firstIndex { $0.attribute == attributeID }
-        if let index, lastURLs[index].text == text { return lastURLs[index].value }
-        let value = try coercer.coerce(.string(text), to: .url)
-        if let index { lastURLs[index] = (attributeID, text, value) } else { lastURLs.append((attributeID, text, value)) }
-        return value
     }
 
     /// Whether a relationship's source finds anything in a representation (a mappable value).

@@ -275,7 +275,7 @@ extension Mapper {
             let root = session.map(node, entity: entity, collectionIndex: index)
             var claims: [IdentityClaim] = []
             for (entityIndex, identities) in session.identities.enumerated() where !identities.isEmpty {
-                for (key, record) in identities.entries {
+                identities.forEach { key, record in
                     claims.append(IdentityClaim(entity: entityIndex, key: key, fingerprint: fingerprint(of: record, in: session)))
                 }
             }

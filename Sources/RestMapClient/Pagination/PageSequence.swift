@@ -332,8 +332,8 @@ struct Pager {
             for name in template.placeholders {
                 guard let value = placeholders[name] else { missing = true; break }
                 // Most templates are one placeholder (`:currentPage`): no search for it.
-                text = text.utf8.count == name.utf8.count + 1 && text.hasPrefix(":") && text.hasSuffix(name)
-                    ? value : text.replacingOccurrences(of: ":" + name, with: value)
+                let placeholder = ":" + name
+                text = text == placeholder ? value : text.replacingOccurrences(of: placeholder, with: value)
             }
             if !missing { items.append((template.name, text)) }
         }
