@@ -73,8 +73,10 @@ let package = Package(
             name: "RestMapClient",
             dependencies: [
                 "RestMap",
+                "RestMapSchema",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -83,7 +85,7 @@ let package = Package(
         .target(name: "CRestMapSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "RestMapStore",
-            dependencies: ["RestMap", "CRestMapSQLite", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "CRestMapSQLite", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -105,13 +107,16 @@ let package = Package(
         ),
         .target(
             name: "RestMapLSP",
-            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPlugins", "RestMapAuthoring"],
+            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapAuthoring"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "RestMapCLI",
             dependencies: [
                 "RestMap",
+                "RestMapSchema",
+                "RestMapJSON",
+                "RestMapPluginKit",
                 "RestMapAuthoring",
                 "RestMapLSP",
                 "RestMapPlugins",
@@ -124,16 +129,16 @@ let package = Package(
 
         // First-party plugins: the transformers (static) and their loadable wrappers (dynamic).
         .target(name: "RestMapDates", dependencies: ["RestMapPluginKit"], path: "Plugins/Dates/Sources", swiftSettings: strictSettings),
-        .target(name: "RestMapDatesPlugin", dependencies: ["RestMapDates"], path: "Plugins/Dates/Export", swiftSettings: strictSettings),
+        .target(name: "RestMapDatesPlugin", dependencies: ["RestMapDates", "RestMapPluginKit"], path: "Plugins/Dates/Export", swiftSettings: strictSettings),
         .target(name: "RestMapIDs", dependencies: ["RestMapPluginKit"], path: "Plugins/IDs/Sources", swiftSettings: strictSettings),
-        .target(name: "RestMapIDsPlugin", dependencies: ["RestMapIDs"], path: "Plugins/IDs/Export", swiftSettings: strictSettings),
+        .target(name: "RestMapIDsPlugin", dependencies: ["RestMapIDs", "RestMapPluginKit"], path: "Plugins/IDs/Export", swiftSettings: strictSettings),
         .target(name: "RestMapCSV", dependencies: ["RestMapPluginKit"], path: "Plugins/CSV/Sources", swiftSettings: strictSettings),
-        .target(name: "RestMapCSVPlugin", dependencies: ["RestMapCSV"], path: "Plugins/CSV/Export", swiftSettings: strictSettings),
+        .target(name: "RestMapCSVPlugin", dependencies: ["RestMapCSV", "RestMapPluginKit"], path: "Plugins/CSV/Export", swiftSettings: strictSettings),
 
         .target(name: "BenchmarkData", path: "Benchmarks/BenchmarkData", swiftSettings: strictSettings),
         .executableTarget(
             name: "RestMapBenchmarks",
-            dependencies: ["RestMap", "RestMapDates", "RestMapPlugins", "BenchmarkData"],
+            dependencies: ["RestMap", "RestMapSchema", "RestMapDates", "RestMapPlugins", "BenchmarkData"],
             path: "Benchmarks/RestMapBenchmarks",
             swiftSettings: strictSettings
         ),
@@ -149,29 +154,29 @@ let package = Package(
 
         .executableTarget(
             name: "StoreBenchmarks",
-            dependencies: ["RestMap", "RestMapStore", "RestMapDates", "RestMapPlugins", "BenchmarkData"],
+            dependencies: ["RestMap", "RestMapSchema", "RestMapStore", "RestMapDates", "RestMapPlugins", "BenchmarkData"],
             path: "Benchmarks/StoreBenchmarks",
             swiftSettings: strictSettings
         ),
 
         .executableTarget(
             name: "PluginBenchmarks",
-            dependencies: ["RestMapPlugins", "RestMapDates"],
+            dependencies: ["RestMapPlugins", "RestMapPluginKit", "RestMapDates"],
             path: "Benchmarks/PluginBenchmarks",
             swiftSettings: strictSettings
         ),
 
         .testTarget(name: "RestMapJSONTests", dependencies: ["RestMapJSON"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapSchemaTests", dependencies: ["RestMapSchema"], exclude: ["Fixtures"]),
-        .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap"]),
-        .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
+        .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapPluginKit", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap", "RestMapSchema"]),
+        .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
         .testTarget(name: "RestMapCLITests", dependencies: ["RestMap", "RestMapTestSupport"]),
         .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins"]),
         .testTarget(name: "RestMapLSPTests", dependencies: ["RestMapJSON"]),
         // What the test targets share: running built programs and the sample server.
         .target(name: "RestMapTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
-        .testTarget(name: "RestMapClientTests", dependencies: ["RestMapClient", "RestMap", "RestMapTestSupport"]),
-        .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapClientTests", dependencies: ["RestMapClient", "RestMap", "RestMapSchema", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap", "RestMapSchema", "RestMapTestSupport"]),
         .testTarget(name: "RestMapSampleServerTests", dependencies: ["RestMapJSON", "RestMapTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
