@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap"]),
         .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
         .testTarget(name: "RestMapCLITests", dependencies: ["RestMap", "RestMapTestSupport"]),
-        .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins"]),
+        .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapLSPTests", dependencies: ["RestMapJSON"]),
         // What the test targets share: running built programs and the sample server.
         .target(name: "RestMapTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
