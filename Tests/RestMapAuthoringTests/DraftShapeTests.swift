@@ -144,4 +144,14 @@ struct DraftShapeTests {
         #expect(pointed.yaml.hasPrefix("# yaml-language-server: $schema=../Schemas/restmap.schema.json\n# Drafted by restmap init"))
         #expect(pointed.diagnostics.isEmpty)
     }
+
+    @Test("A Content-Type: text/csv header reads a sample of any file name as CSV, and the draft's check uses it")
+    func csvByHeader() throws {
+        let inference = SchemaInference(options: .init(path: "/export", headers: ["Content-Type": "text/csv; charset=utf-8"]))
+        try inference.add(sample: Array("id,price\n1,3.50\n2,4\n".utf8), file: "export.txt")
+        let draft = inference.draft()
+        #expect(draft.diagnostics.isEmpty, "\(draft.diagnostics)\n\(draft.yaml)")
+        #expect(draft.yaml.contains("plugins: [csv]"))
+        #expect(draft.yaml.contains("price: { type: decimal }"), "\(draft.yaml)")
+    }
 }
