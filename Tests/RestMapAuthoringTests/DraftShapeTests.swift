@@ -154,4 +154,13 @@ struct DraftShapeTests {
         #expect(draft.yaml.contains("plugins: [csv]"))
         #expect(draft.yaml.contains("price: { type: decimal }"), "\(draft.yaml)")
     }
+
+    @Test("A wrapper key holding one object next to envelope keys maps that object (a JSON:API single resource)")
+    func singleResource() throws {
+        let draft = try Self.draft(#"{"data": {"type": "articles", "id": "1", "attributes": {"title": "a"}}, "links": {"self": "http://example.com/articles/1"}}"#,
+                                   path: "/articles/:id")
+        #expect(draft.diagnostics.isEmpty, "\(draft.diagnostics)\n\(draft.yaml)")
+        #expect(draft.yaml.contains("- { method: GET, path: /articles/:id, keyPath: data, entity: Article }  # guessed: 'data' wraps the records; not mapped: links"), "\(draft.yaml)")
+        #expect(!draft.yaml.contains("  Data:"))
+    }
 }
