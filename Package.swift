@@ -171,7 +171,7 @@ let package = Package(
         .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapPluginKit", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap", "RestMapSchema"]),
         .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
         .testTarget(name: "RestMapCLITests", dependencies: ["RestMap", "RestMapTestSupport"]),
-        .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins"]),
+        .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapLSPTests", dependencies: ["RestMapJSON"]),
         // What the test targets share: running built programs and the sample server.
         .target(name: "RestMapTestSupport", path: "Tests/Support", swiftSettings: strictSettings),

@@ -9,13 +9,15 @@ struct InitCommand: ParsableCommand {
         abstract: "Draft a schema from sample responses.",
         discussion: """
             Prints a schema that maps every sample: entities for objects and lists of objects (nested \
-            ones related, repeated shapes unified), attribute types inferred across the samples, an \
-            identifiedBy proposal and the response descriptor. Comments mark what was guessed. The draft \
-            is checked against its own samples; what still does not map is reported on standard error \
+            ones related, repeated shapes unified, objects keyed by ids as keyedBy collections), \
+            attribute types inferred across the samples, an identifiedBy proposal, the response \
+            descriptor (the records' key path inside an envelope) and a pagination guess from the \
+            envelope's paging fields or a Link header. Comments mark what was guessed. The draft is \
+            checked against its own samples; what still does not map is reported on standard error \
             (exit 1). A .csv sample is read with the csv plugin.
 
             Example:
-              restmap init --path /users/:login/repos repos.json more.json > api.yaml
+              restmap init --path /users/:login/repos --header 'Link: <https://api.github.com/user/1/repos?page=2>; rel="next"' repos.json > api.yaml
             """
     )
 
@@ -31,6 +33,16 @@ struct InitCommand: ParsableCommand {
     @Option(name: .customLong("base-url"), help: "The API's base URL.")
     var baseURL: String?
 
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp(
+        "A response header of the samples (repeatable): a Link header with rel=\"next\" drafts link pagination.",
+        valueName: "name:value"))
+    var header: [String] = []
+
+    @Option(name: .customLong("json-schema"), help: ArgumentHelp(
+        "Where editors find the JSON Schema (restmap schema --json-schema), relative to the draft or a URL: written as a yaml-language-server comment.",
+        valueName: "path-or-url"))
+    var jsonSchema: String?
+
     @OptionGroup var plugins: PluginOptions
 
     @Argument(help: ArgumentHelp("Sample response bodies (JSON, or .csv).", valueName: "sample"))
@@ -39,10 +51,16 @@ struct InitCommand: ParsableCommand {
     func validate() throws {
         if samples.isEmpty { throw ValidationError("no sample files given") }
         if !path.hasPrefix("/") { throw ValidationError("--path must start with '/', found '\(path)'") }
+        _ = try Pairs.parse(header, separator: ":", option: "--header")
+        if let jsonSchema, jsonSchema.isEmpty || jsonSchema.contains(where: \.isNewline) {
+            throw ValidationError("--json-schema takes a path or URL on one line, found '\(jsonSchema)'")
+        }
     }
 
     func run() throws {
-        let inference = SchemaInference(options: .init(name: name, baseURL: baseURL, path: path, method: method),
+        let headers = try Pairs.parse(header, separator: ":", option: "--header")
+        let inference = SchemaInference(options: .init(name: name, baseURL: baseURL, path: path, method: method,
+                                                       headers: headers, jsonSchema: jsonSchema),
                                         pluginPaths: plugins.pluginPaths)
         for sample in samples {
             guard let data = FileManager.default.contents(atPath: sample) else {

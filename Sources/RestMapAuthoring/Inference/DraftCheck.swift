@@ -95,7 +95,11 @@ extension SchemaInference {
         var failed: [(entity: String, attribute: String)] = []
         let path = Self.concretePath(options.path)
         for sample in samples {
-            let headers = BodyMediaType.implied(byExtensionOf: sample.file).map { ["Content-Type": $0] } ?? [:]
+            var headers = options.headers
+            if let implied = BodyMediaType.implied(byExtensionOf: sample.file),
+               !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
+                headers["Content-Type"] = implied
+            }
             var report = mapper.dryRun(Response(method: options.method, path: path, status: 200, headers: headers, body: sample.bytes))
             // The draft reads every key some sample has: one that another sample lacks is optional, not a mistake.
             report.emptySelections = []

@@ -29,8 +29,7 @@ extension SchemaInference {
             } else {
                 entityLines.append("    # no identifiedBy: no attribute is unique across the samples, so records never merge")
             }
-            if let keyed = descriptors.first(where: { $0.entity === entity && $0.keyedBy != nil })?.keyedBy,
-               !members.attributes.contains(where: { $0.name == keyed }) {
+            if let keyed = entity.keyed?.attribute {
                 entityLines.append("    # '\(keyed)' is filled from the object keys (keyedBy)")
             }
             if entity.hasEmptyKey {
@@ -46,13 +45,14 @@ extension SchemaInference {
             entityLines.append("")
         }
 
-        var lines = [
-            "# yaml-language-server: $schema=restmap.schema.json",
+        var lines = options.jsonSchema.map { ["# yaml-language-server: $schema=\($0)"] } ?? []
+        lines += [
             "# Drafted by restmap init from \(samples.count) sample\(samples.count == 1 ? "" : "s"): review the lines marked 'guessed'.",
             "restmap: 1",
         ]
         if let name = options.name { lines.append("name: \(YAMLText.scalar(name))") }
         if let baseURL = options.baseURL { lines.append("baseURL: \(YAMLText.scalar(baseURL))") }
+        if let pagination { lines.append(pagination.line) }
         let plugins = (needsDates ? ["dates"] : []) + (usesCSV ? ["csv"] : [])
         if !plugins.isEmpty {
             let reasons = (needsDates ? ["dates parses the date attributes"] : []) + (usesCSV ? ["csv decodes text/csv bodies"] : [])
@@ -61,7 +61,7 @@ extension SchemaInference {
         lines += ["", "entities:"] + entityLines + ["responses:"]
         for descriptor in descriptors {
             var fields = ["method: \(options.method.uppercased())", "path: \(YAMLText.scalar(options.path))"]
-            if let segment = descriptor.keyPath.first { fields.append("keyPath: \(YAMLText.keyPath(segment))") }
+            if !descriptor.keyPath.isEmpty { fields.append("keyPath: \(YAMLText.keyPath(segments: descriptor.keyPath))") }
             if let keyedBy = descriptor.keyedBy { fields.append("keyedBy: \(keyedBy)") }
             fields.append("entity: \(descriptor.entity.name)")
             lines.append(Self.commented("  - { \(fields.joined(separator: ", ")) }", descriptor.note))
@@ -91,7 +91,7 @@ extension SchemaInference {
         var taken = Set<String>()
         var attributes: [DraftMember] = []
         var relationships: [DraftMember] = []
-        if let keyed = descriptors.first(where: { $0.entity === entity && $0.keyedBy != nil })?.keyedBy {
+        if let keyed = entity.keyed?.attribute {
             taken.insert(keyed)
             attributes.append(DraftMember(name: keyed, key: keyed, line: "\(keyed): { type: string }", note: nil))
         }
@@ -104,7 +104,11 @@ extension SchemaInference {
             if stats.present < entity.representations.count { notes.append("absent in some samples") }
             if stats.nulls > 0 && stats.nulls < stats.present { notes.append("null in some samples") }
             if stats.isRelationship, let target = stats.target {
-                let many = stats.arraysOfObjects > 0 || stats.emptyArrays > 0 ? ", many: true" : ""
+                var many = stats.arraysOfObjects > 0 || stats.emptyArrays > 0 ? ", many: true" : ""
+                if let keyed = stats.keyed, let attribute = target.keyed?.attribute {
+                    many = ", many: true, keyedBy: \(attribute)"
+                    notes.insert("guessed: \(keyed.reason): each key becomes '\(attribute)'", at: 0)
+                }
                 relationships.append(DraftMember(name: name, key: key, line: "\(name): { \(from)entity: \(target.name)\(many) }",
                                                  note: notes.isEmpty ? nil : notes.joined(separator: "; ")))
                 continue

@@ -119,4 +119,14 @@ enum YAMLText {
         if key.contains(".") || key.contains("\\") || key.hasPrefix("@") { return "[\(quoted(key))]" }
         return scalar(key)
     }
+
+    /// The key path that reads literal keys one inside the other (`_embedded.orders`): dotted
+    /// text when no key needs an escape, else the list form of literal segments.
+    static func keyPath(segments: [String]) -> String {
+        if segments.count == 1 { return keyPath(segments[0]) }
+        if segments.contains(where: { $0.contains(".") || $0.contains("\\") || $0.hasPrefix("@") }) {
+            return "[\(segments.map(quoted).joined(separator: ", "))]"
+        }
+        return scalar(segments.joined(separator: "."))
+    }
 }

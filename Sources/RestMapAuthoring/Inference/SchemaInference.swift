@@ -21,12 +21,20 @@ public final class SchemaInference {
         public var path: String
         /// The request method of the samples.
         public var method: String
+        /// Response headers of the samples (`Link` suggests pagination; all go to the draft's check).
+        public var headers: [String: String]
+        /// Where the draft's editors find the JSON Schema (`restmap schema --json-schema`), relative
+        /// to the draft or a URL: written as a `yaml-language-server` comment; `nil` writes none.
+        public var jsonSchema: String?
 
-        public init(name: String? = nil, baseURL: String? = nil, path: String = "/", method: String = "GET") {
+        public init(name: String? = nil, baseURL: String? = nil, path: String = "/", method: String = "GET",
+                    headers: [String: String] = [:], jsonSchema: String? = nil) {
             self.name = name
             self.baseURL = baseURL
             self.path = path
             self.method = method
+            self.headers = headers
+            self.jsonSchema = jsonSchema
         }
     }
 
@@ -41,6 +49,8 @@ public final class SchemaInference {
     /// The sample bodies as given, to check the draft against.
     var samples: [(file: String, bytes: [UInt8])] = []
     var usesCSV = false
+    /// The drafted `pagination:` block, from the first sample whose envelope or headers suggest one.
+    var pagination: PaginationGuess?
     /// Plugins for CSV samples and for checking the draft; `pluginPaths` finds them.
     var plugins = PluginRegistry()
     let pluginPaths: [String]
@@ -52,10 +62,12 @@ public final class SchemaInference {
         self.pluginPaths = pluginPaths
     }
 
-    /// Adds one sample body; a `.csv` file is decoded by the `csv` plugin.
+    /// Adds one sample body; a `.csv` file (or any file, with a `Content-Type: text/csv` header in
+    /// the options) is decoded by the `csv` plugin.
     public func add(sample bytes: [UInt8], file: String) throws(InferenceError) {
         var json = bytes
-        let isCSV = BodyMediaType.isCSV(file)
+        let contentType = options.headers.first { $0.key.caseInsensitiveCompare("Content-Type") == .orderedSame }?.value
+        let isCSV = contentType.map { $0.lowercased().hasPrefix(BodyMediaType.csv) } ?? BodyMediaType.isCSV(file)
         if isCSV {
             do {
                 let decoder = try csvDecoder()
@@ -101,12 +113,21 @@ public final class SchemaInference {
 
     /// Adds one sample body already decoded to a value.
     func add(_ body: Value) throws(InferenceError) {
-        for located in try locateRecords(body) {
+        let found = try locateRecords(body)
+        for located in found.records {
             let entity = entity(named: located.name, keys: located.items.first.map(Self.keys) ?? [])
+            if let keyed = located.keyedBy, entity.keyed == nil { entity.keyed = keyed }
             if !descriptors.contains(where: { $0.keyPath == located.keyPath && $0.entity === entity }) {
-                descriptors.append((located.keyPath, located.keyedBy, entity, located.note))
+                descriptors.append((located.keyPath, located.keyedBy.map { entity.keyed?.attribute ?? $0.attribute }, entity, located.note))
             }
             for item in located.items { observe(item, into: entity) }
+        }
+        if pagination == nil {
+            let primary = found.records.first { $0.keyedBy == nil }
+            pagination = PaginationGuess.guess(
+                envelope: found.envelope, records: primary?.keyPath,
+                recordsHaveID: primary.map { $0.items.allSatisfy { $0["id"].map { !$0.isNull } ?? false } } ?? false,
+                headers: options.headers)
         }
     }
 
@@ -114,17 +135,23 @@ public final class SchemaInference {
 
     private struct LocatedRecords {
         var keyPath: [String]
-        var keyedBy: String?
+        var keyedBy: KeyedCollectionGuess?
         var name: String
         var items: [Value]
         var note: String?
+    }
+
+    /// The records of a body, and the envelope around them (the members that are not records).
+    private struct FoundRecords {
+        var records: [LocatedRecords]
+        var envelope: [Value.Member] = []
     }
 
     /// Wrapper words whose entity is named after the path instead (`{"data": […]}`).
     static let wrapperKeys: Set<String> = ["data", "items", "results", "records", "objects", "entries", "rows", "list",
                                            "values", "hits", "docs", "elements", "content", "payload", "response"]
 
-    private func locateRecords(_ body: Value) throws(InferenceError) -> [LocatedRecords] {
+    private func locateRecords(_ body: Value) throws(InferenceError) -> FoundRecords {
         let pathName = Self.entityName(fromPath: options.path)
         switch body {
         case .array(let elements):
@@ -138,49 +165,107 @@ public final class SchemaInference {
             let wrapperKeys = Set(objects.map { Self.keys($0) })
             if wrapperKeys.count == 1, let only = wrapperKeys.first, only.count == 1,
                objects.allSatisfy({ if case .object = $0[only[0]] ?? .null { true } else { false } }) {
-                return [LocatedRecords(keyPath: only, name: name(for: only[0], pathName: pathName),
-                                       items: objects.compactMap { $0[only[0]] },
-                                       note: "guessed: every element of the top-level list wraps its record in '\(only[0])'")]
+                return FoundRecords(records: [LocatedRecords(keyPath: only, name: name(for: only[0], pathName: pathName),
+                                                             items: objects.compactMap { $0[only[0]] },
+                                                             note: "guessed: every element of the top-level list wraps its record in '\(only[0])'")])
             }
-            return [LocatedRecords(keyPath: [], name: pathName, items: objects)]
+            return FoundRecords(records: [LocatedRecords(keyPath: [], name: pathName, items: objects)])
         case .object(let members):
+            // {"-NyQ4k7…": {…}, "-NyQ4k8…": {…}}: the body is a collection keyed by ids.
+            if let keyed = RecordShapes.keyedCollection(members) {
+                return FoundRecords(records: [LocatedRecords(keyPath: [], keyedBy: keyed, name: pathName, items: members.map(\.value),
+                                                             note: "guessed: \(keyed.reason): each key becomes '\(keyed.attribute)'")])
+            }
             let containers = members.filter { Self.isRecordContainer($0.value) }
-            // {"data": […], "meta": {…}}: a known wrapper key; {"services": […]}: the only key.
+            // {"services": […]}: the only key.
             if members.count == 1, let only = containers.first {
-                if let keyed = keyedRecords(only) { return [keyed] }
-                return [LocatedRecords(keyPath: [only.key], name: name(for: only.key, pathName: pathName),
-                                       items: Self.objects(in: only.value),
-                                       note: "guessed: the records sit under '\(only.key)', the body's only key")]
+                if let keyed = keyedRecords(only) { return FoundRecords(records: [keyed]) }
+                return FoundRecords(records: [LocatedRecords(keyPath: [only.key], name: name(for: only.key, pathName: pathName),
+                                                             items: Self.objects(in: only.value),
+                                                             note: "guessed: the records sit under '\(only.key)', the body's only key")])
             }
-            if let wrapper = containers.first(where: { Self.wrapperKeys.contains($0.key.lowercased()) }),
-               case .array = wrapper.value {
-                let others = members.filter { $0.key != wrapper.key }.map(\.key)
-                return [LocatedRecords(keyPath: [wrapper.key], name: pathName, items: Self.objects(in: wrapper.value),
-                                       note: "guessed: '\(wrapper.key)' wraps the records; not mapped: \(others.joined(separator: ", "))")]
-            }
-            // {"humans": […], "cats": […]}: several lists of records side by side.
-            if members.count > 1, containers.count == members.count,
-               members.allSatisfy({ if case .array = $0.value { true } else { false } }) {
-                return members.map {
-                    LocatedRecords(keyPath: [$0.key], name: Naming.entityName($0.key), items: Self.objects(in: $0.value),
-                                   note: "guessed: the body holds several lists of records")
-                }
-            }
-            return [LocatedRecords(keyPath: [], name: pathName, items: [body])]
+            if let envelope = envelope(members, pathName: pathName) { return envelope }
+            return FoundRecords(records: [LocatedRecords(keyPath: [], name: pathName, items: [body])])
         default:
             throw InferenceError(description: "the sample is a \(body.kindName), not an object or a list of objects")
         }
     }
 
+    /// An envelope around the records: `{"data": […], "meta": {…}}` (a wrapper key),
+    /// `{"products": […], "cursor": "…", "count": 120}` (one list next to paging and status keys),
+    /// `{"humans": […], "cats": […]}` (lists side by side), `{"_embedded": {"orders": […]}}` (an
+    /// object of lists). Each list of records becomes a descriptor; the envelope is no entity.
+    /// `nil` when the body is a record: it has an `id`, or a key that is not an envelope's.
+    private func envelope(_ members: [Value.Member], pathName: String) -> FoundRecords? {
+        var lists: [(path: [String], items: [Value], keyed: KeyedCollectionGuess?)] = []
+        var others: [Value.Member] = []
+        for member in members {
+            let isWrapper = Self.wrapperKeys.contains(member.key.lowercased())
+            switch member.value {
+            case .array(let items) where Self.isRecordContainer(member.value):
+                lists.append(([member.key], items, nil))
+            case .object(let entries):
+                if let keyed = RecordShapes.keyedCollection(entries) {
+                    lists.append(([member.key], entries.map(\.value), keyed))
+                } else if isWrapper || RecordShapes.isEnvelopeKey(member.key),
+                          entries.contains(where: { Self.isRecordContainer($0.value) && { if case .array = $0 { true } else { false } }($0.value) }),
+                          entries.allSatisfy({ if case .array = $0.value { true } else { false } }) {
+                    // {"_embedded": {"orders": […]}}, {"includes": {"users": […]}}
+                    for entry in entries {
+                        if case .array(let items) = entry.value, Self.isRecordContainer(entry.value) {
+                            lists.append(([member.key, entry.key], items, nil))
+                        }
+                    }
+                } else if isWrapper {
+                    lists.append(([member.key], [member.value], nil))  // {"data": {…one record…}, "links": {…}}
+                } else {
+                    others.append(member)
+                }
+            default:
+                others.append(member)
+            }
+        }
+        guard !lists.isEmpty else { return nil }
+        let wrapper = lists.first { $0.path.count == 1 && Self.wrapperKeys.contains($0.path[0].lowercased()) }
+        // A wrapper key or an object of lists (`_embedded`) makes an envelope whatever else the body holds.
+        if wrapper == nil, !others.isEmpty, !lists.contains(where: { $0.path.count > 1 }) {
+            guard !others.contains(where: { RecordShapes.isIdentifierKey($0.key) }),
+                  others.allSatisfy({ RecordShapes.isEnvelopeKey($0.key) }) else { return nil }
+        }
+        let notMapped = others.map(\.key).joined(separator: ", ")
+        let records = lists.map { list in
+            let last = list.path[list.path.count - 1]
+            var note: String
+            if others.isEmpty && lists.count > 1 && list.path.count == 1 {
+                note = "guessed: the body holds several lists of records"
+            } else if let wrapper, wrapper.path == list.path {
+                note = "guessed: '\(last)' wraps the records"
+            } else {
+                note = "guessed: '\(list.path.joined(separator: "."))' holds records in an envelope"
+            }
+            if let keyed = list.keyed { note += "; \(keyed.reason): each key becomes '\(keyed.attribute)'" }
+            if !others.isEmpty, list.path == lists[0].path { note += "; not mapped: \(notMapped)" }
+            return LocatedRecords(keyPath: list.path, keyedBy: list.keyed, name: name(for: last, pathName: pathName),
+                                  items: list.items, note: note)
+        }
+        return FoundRecords(records: records, envelope: others)
+    }
+
     /// `{"members": {"ada": {…}, "grace": {…}}}`: an object whose values are objects of one shape
     /// is a collection keyed by name (`keyedBy`).
     private func keyedRecords(_ member: Value.Member) -> LocatedRecords? {
-        guard case .object(let entries) = member.value, entries.count >= 2,
-              entries.allSatisfy({ if case .object = $0.value { true } else { false } }),
+        guard case .object(let entries) = member.value else { return nil }
+        if let keyed = RecordShapes.keyedCollection(entries) {
+            return LocatedRecords(keyPath: [member.key], keyedBy: keyed, name: Naming.entityName(member.key), items: entries.map(\.value),
+                                  note: "guessed: \(keyed.reason): each key becomes '\(keyed.attribute)'")
+        }
+        guard entries.count >= 2, entries.allSatisfy({ if case .object = $0.value { true } else { false } }),
               Set(entries.map { Self.keys($0.value) }).count == 1 else { return nil }
-        let keys = Self.keys(entries[0].value)
-        let keyName = Naming.unique("key", in: Set(keys.map(Naming.attributeName)))
-        return LocatedRecords(keyPath: [member.key], keyedBy: keyName, name: Naming.entityName(member.key), items: entries.map(\.value),
+        let keys = entries[0].value
+        let keyName = Naming.unique("key", in: Set(Self.keys(keys).map(Naming.attributeName)))
+        return LocatedRecords(keyPath: [member.key],
+                              keyedBy: KeyedCollectionGuess(attribute: keyName, keysAreIdentifiers: false, reason: "the keys of '\(member.key)' name its records"),
+                              name: Naming.entityName(member.key), items: entries.map(\.value),
                               note: "guessed: the keys of '\(member.key)' name its records (keyedBy: \(keyName))")
     }
 
@@ -220,7 +305,17 @@ public final class SchemaInference {
     // MARK: Entities
 
     /// The entity of this name, else one with the same keys (a repeated shape), else a new one.
-    func entity(named name: String, keys: [String]) -> EntityDraft {
+    ///
+    /// A related entity is never its own parent unless their shapes overlap (a recursive
+    /// `categories` of categories): a parent that only shares the name gets a related entity of
+    /// another name (`Product2`).
+    func entity(named requested: String, keys: [String], parent: EntityDraft? = nil) -> EntityDraft {
+        var name = requested
+        if let parent, parent.name == name, !keys.isEmpty,
+           !RecordShapes.sharesOneShape([.object(parent.keyOrder.map { Value.Member(key: $0, value: .null) }),
+                                          .object(keys.map { Value.Member(key: $0, value: .null) })]) {
+            name = Naming.unique(name, in: Set(entities.map(\.name)))
+        }
         if let existing = entities.first(where: { $0.name == name }) { return existing }
         let keySet = Set(keys)
         if keySet.count >= 2, let same = entities.first(where: { Set($0.keyOrder) == keySet }) {
@@ -246,16 +341,31 @@ public final class SchemaInference {
             switch member.value {
             case .null:
                 stats.nulls += 1
-            case .object:
+            case .object(let entries):
+                // {"members": {"-NyQ4k7…": {…}, …}}: decided on the first non-empty object under the key.
+                if stats.keyed == nil, stats.target == nil, let keyed = RecordShapes.keyedCollection(entries) { stats.keyed = keyed }
+                if let keyed = stats.keyed {
+                    guard entries.allSatisfy({ if case .object = $0.value { true } else { false } }) else {
+                        stats.scalars.append(member.value)  // not a collection here: the key keeps any value
+                        continue
+                    }
+                    stats.objects += 1
+                    let shape = entries.first.map { Self.keys($0.value) } ?? []
+                    let target = stats.target ?? entity(named: Naming.entityName(member.key), keys: shape, parent: owner)
+                    stats.target = target
+                    if target.keyed == nil { target.keyed = keyed }
+                    for entry in entries { observe(entry.value, into: target) }
+                    continue
+                }
                 stats.objects += 1
-                let target = stats.target ?? entity(named: Naming.entityName(member.key), keys: Self.keys(member.value))
+                let target = stats.target ?? entity(named: Naming.entityName(member.key), keys: Self.keys(member.value), parent: owner)
                 stats.target = target
                 observe(member.value, into: target)
             case .array(let items) where items.isEmpty:
                 stats.emptyArrays += 1
             case .array(let items) where Self.isRecordContainer(member.value):
                 stats.arraysOfObjects += 1
-                let target = stats.target ?? entity(named: Naming.entityName(member.key), keys: Self.keys(items[0]))
+                let target = stats.target ?? entity(named: Naming.entityName(member.key), keys: Self.keys(items[0]), parent: owner)
                 stats.target = target
                 for item in items { observe(item, into: target) }
             case .array(let items):
@@ -279,6 +389,8 @@ final class EntityDraft {
     var hasEmptyKey = false
     /// Attributes whose inferred type failed on a sample, with the type they fall back to.
     var demoted: [String: String] = [:]
+    /// The records come from an object keyed by their ids (`keyedBy`): the attribute the keys fill.
+    var keyed: KeyedCollectionGuess?
 
     init(name: String) {
         self.name = name
@@ -304,6 +416,8 @@ final class KeyStats {
     var scalars: [Value] = []
     var arrayElements: [Value] = []
     var target: EntityDraft?
+    /// The objects under this key are collections keyed by ids (`keyedBy`), not records.
+    var keyed: KeyedCollectionGuess?
 
     /// A relationship when the key only ever held objects, lists of objects, empty lists or null.
     var isRelationship: Bool {

@@ -48,6 +48,11 @@ enum ValueKinds {
                 return TypeGuess(type: "date", needsDates: true, note: "guessed: RFC 1123 dates in the samples")
             }
             if strings.allSatisfy(isURL) { return TypeGuess(type: "url") }
+            // Prices and amounts sent as text ("3.50"): exact decimals; not versions ("2.1").
+            if strings.allSatisfy({ $0.wholeMatch(of: /-?\d{1,30}(\.\d{1,30})?/) != nil }),
+               strings.contains(where: { $0.contains(".") }), !looksLikeVersionKey(key) {
+                return TypeGuess(type: "decimal", note: "guessed: decimal numbers written as text")
+            }
 
             return TypeGuess(type: "string")
         }
@@ -79,6 +84,10 @@ enum ValueKinds {
         if integers.allSatisfy(seconds.contains) { return "seconds" }
         if integers.allSatisfy({ seconds.contains($0 / 1000) }) { return "milliseconds" }
         return nil
+    }
+
+    private static func looksLikeVersionKey(_ key: String) -> Bool {
+        Naming.words(key).contains { ["version", "ver", "release", "build", "revision", "semver"].contains($0.lowercased()) }
     }
 
     private static func looksLikeDateKey(_ key: String) -> Bool {
