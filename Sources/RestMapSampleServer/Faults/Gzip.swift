@@ -48,7 +48,7 @@ enum Gzip {
         deflate.endOfBlock()
         var crc = CRC32.Running()
         crc.add([UInt8(ascii: "[")])
-        for _ in 0..<(count - 1) { crc.add(object) }
+        crc.add(object, times: count - 1)
         crc.add(object.dropLast())
         crc.add([UInt8(ascii: "]")])
         return wrap(deflate.finish(), crc: crc.value, size: UInt64(repeated + 2))
@@ -131,7 +131,28 @@ enum CRC32 {
         private var crc: UInt32 = 0xFFFF_FFFF
 
         mutating func add(_ bytes: some Sequence<UInt8>) {
-            for byte in bytes { crc = CRC32.table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+            for byte in bytes { crc = Self.update(crc, byte) }
+        }
+
+        /// Adds `bytes` `count` times in O(log count): feeding a fixed run of bytes maps the
+        /// register affinely (c ↦ A·c ⊕ v over GF(2)), and that map is raised to the power `count`
+        /// by squaring.
+        mutating func add(_ bytes: [UInt8], times count: Int) {
+            var columns = (0..<32).map { bit in bytes.reduce(UInt32(1) << UInt32(bit)) { register, _ in Self.update(register, 0) } }
+            var vector = bytes.reduce(UInt32(0)) { Self.update($0, $1) }
+            var remaining = count
+            while remaining > 0 {
+                if remaining & 1 != 0 { crc = CRC32.times(columns, crc) ^ vector }
+                remaining >>= 1
+                if remaining > 0 {
+                    vector = CRC32.times(columns, vector) ^ vector
+                    columns = columns.map { CRC32.times(columns, $0) }
+                }
+            }
+        }
+
+        private static func update(_ register: UInt32, _ byte: UInt8) -> UInt32 {
+            CRC32.table[Int((register ^ UInt32(byte)) & 0xFF)] ^ (register >> 8)
         }
 
         var value: UInt32 { crc ^ 0xFFFF_FFFF }
@@ -161,7 +182,7 @@ enum CRC32 {
         return crc ^ 0xFFFF_FFFF
     }
 
-    private static func times(_ matrix: [UInt32], _ vector: UInt32) -> UInt32 {
+    fileprivate static func times(_ matrix: [UInt32], _ vector: UInt32) -> UInt32 {
         var sum: UInt32 = 0
         var rest = vector
         var row = 0
