@@ -20,6 +20,11 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest response body in bytes, after decompression (default 256 MB).", valueName: "bytes"))
     var maxBody: Int?
 
+    @Option(name: .customLong("max-values"), help: ArgumentHelp(
+        "Most JSON values (objects, arrays, names, strings, numbers, literals) a response body may hold (default 10000000).",
+        valueName: "count"))
+    var maxValues: Int?
+
     @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Keep ETag / Last-Modified validators and bodies in this folder.", valueName: "dir"))
     var cacheDirectory: String?
 
@@ -42,6 +47,10 @@ struct ClientOptions: ParsableArguments {
         if let maxBody {
             guard maxBody > 0 else { throw ValidationError("--max-body must be a positive number of bytes") }
             configuration.maxBodyBytes = maxBody
+        }
+        if let maxValues {
+            guard maxValues > 0 else { throw ValidationError("--max-values must be a positive number of values") }
+            configuration.maxBodyValues = maxValues
         }
         if let cacheDirectory { configuration.cacheDirectory = cacheDirectory }
         // One command asks each URL once (a page URL seen before stops the run), so a cache kept

@@ -11,9 +11,18 @@ struct GetCommand: AsyncParsableCommand {
         abstract: "Fetch a route or path from the service and print the mapped records.",
         discussion: """
             TARGET is a named route of the schema or a path relative to the base URL (starting with '/'). \
-            Without --all-pages only the first page is fetched. A final line on standard error says how many \
-            pages and records came and why the run stopped. Exit status: 0 success, 1 an error response or \
-            records that failed to map, 3 a transport failure (after retries), a refused redirect or an exceeded limit.
+            Without --all-pages only the first page is fetched; with it, at most 1000 pages unless --max-pages \
+            or the schema's maxPages says otherwise. A final line on standard error says how many pages and \
+            records came and why the run stopped. A failed run prints nothing on standard output with --format \
+            json or csv (with ndjson, the records of the pages before the failure stay printed). Exit status: \
+            0 success, 1 an error response or records that failed to map, 3 a transport failure (after \
+            retries), a refused redirect or answer, or an exceeded limit, 4 the default page cap stopped a \
+            run with more pages to come (the records fetched are printed).
+
+            Examples:
+              restmap get --schema Schemas/articles.yaml pages --all-pages
+              restmap get --schema Schemas/articles.yaml --param id=7 article
+              restmap get --schema Schemas/articles.yaml /page/articles --query per_page=50 --format ndjson
             """
     )
 
@@ -25,7 +34,7 @@ struct GetCommand: AsyncParsableCommand {
     @Flag(name: .customLong("all-pages"), help: "Follow the pagination to its end.")
     var allPages = false
 
-    @Option(name: .customLong("max-pages"), help: "Stop after this many pages.")
+    @Option(name: .customLong("max-pages"), help: "Stop after this many pages (default: the schema's maxPages, else a cap of 1000).")
     var maxPages: Int?
 
     @Option(name: .long, help: "Pages fetched at once when the page count is known up front (page and offset kinds).")
@@ -125,8 +134,8 @@ struct GetCommand: AsyncParsableCommand {
                 }
                 if let reason = page.stopReason { progress.stopReason = reason }
                 if let store, !(await save(page, in: store)) {
+                    // A failed run prints no (partial) result.
                     progress.finish()
-                    printCollected(collected)
                     return 1
                 }
             }
@@ -139,14 +148,23 @@ struct GetCommand: AsyncParsableCommand {
                 Terminal.error("restmap: the network failed; reading \(target) from the store\n")
                 return await readOffline(from: store, client: client)
             }
-            printCollected(collected)
+            // A failed run prints no (partial or empty) result: `get … > out.json` must not leave
+            // a valid-looking one. NDJSON lines of earlier pages were printed already.
             return clientError?.exitStatus ?? 3
         }
         progress.finish()
         printCollected(collected)
         Terminal.error("restmap: \(progress.summary)\n")
-        return failedRecords > 0 ? 1 : 0
+        if failedRecords > 0 { return 1 }
+        if let reason = progress.stopReason, reason.isIncomplete {
+            Terminal.error("restmap: warning: the result is incomplete: more pages follow; give --max-pages (or the schema's maxPages) to fetch more\n")
+            return Self.incompleteStatus
+        }
+        return 0
     }
+
+    /// The exit status of a run the default page cap stopped with more pages to come.
+    static let incompleteStatus: Int32 = 4
 
     /// Prints the records gathered from every page (NDJSON was printed page by page).
     private func printCollected(_ records: [Record]) {

@@ -11,12 +11,23 @@ struct SendCommand: AsyncParsableCommand {
         discussion: """
             RECORD is a JSON object as `restmap map` prints records: "$entity" (or --entity) names the entity, the \
             other keys are its attributes, and relationships hold such objects. TARGET is a named route or a path; \
-            the route's parameters come from --param, then from the record's attributes. Exit status as for `get`.
+            the route's parameters come from --param, then from the record's attributes. Standard input is read \
+            for the record when RECORD is '-', or when RECORD is missing and the method sends a body (POST, PUT, \
+            PATCH); a DELETE without RECORD sends no record and no body. Exit status as for `get`; a failed send \
+            prints nothing on standard output.
+
+            Examples:
+              restmap send --schema Schemas/tasks.yaml --method POST /tasks task.json
+              echo '{"$entity": "Task", "name": "Write"}' | restmap send --schema Schemas/tasks.yaml --method POST /tasks -
+              restmap send --schema Schemas/tasks.yaml --method DELETE /tasks/42
             """
     )
 
     enum Method: String, ExpressibleByArgument, CaseIterable {
         case POST, PUT, PATCH, DELETE
+
+        /// Whether the method sends the record as its body (DELETE sends none).
+        var sendsBody: Bool { self != .DELETE }
     }
 
     @OptionGroup var client: ClientOptions
@@ -33,7 +44,8 @@ struct SendCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("A route name or a path.", valueName: "TARGET"))
     var target: String
 
-    @Argument(help: ArgumentHelp("The record; '-' or nothing reads standard input.", valueName: "RECORD"))
+    @Argument(help: ArgumentHelp("The record: a JSON file, or '-' for standard input (also read when missing, except for DELETE).",
+                                 valueName: "RECORD"))
     var record: String?
 
     func run() async throws {
@@ -46,13 +58,21 @@ struct SendCommand: AsyncParsableCommand {
     private func send(with client: RestMapClient) async -> Int32 {
         do {
             let parameters = try self.client.parameters
-            let made = try RecordInput.record(from: try CommandInput.read(record, what: "record"), entity: entity, mapper: client.mapper)
-            let response = isPath(target)
-                ? try await client.send(made, method: method.rawValue, path: target, parameters: parameters)
-                : try await client.send(made, method: method.rawValue, route: target, parameters: parameters)
+            let response: ClientResponse
+            if record == nil, !method.sendsBody {
+                response = isPath(target)
+                    ? try await client.send(method: method.rawValue, path: target, parameters: parameters)
+                    : try await client.send(method: method.rawValue, route: target, parameters: parameters)
+            } else {
+                let made = try RecordInput.record(from: try CommandInput.read(record, what: "record"), entity: entity, mapper: client.mapper)
+                response = isPath(target)
+                    ? try await client.send(made, method: method.rawValue, path: target, parameters: parameters)
+                    : try await client.send(made, method: method.rawValue, route: target, parameters: parameters)
+            }
             Terminal.write(RecordWriter.output(response.result.records, format: .json, pretty: pretty))
             for error in response.result.errors { Terminal.error("restmap: record failed: \(error)\n") }
-            Terminal.error("restmap: \(method.rawValue) \(response.url): \(response.status), \(response.result.records.count) records\n")
+            let count = response.result.records.count
+            Terminal.error("restmap: \(method.rawValue) \(response.url): \(response.status), \(count) record\(count == 1 ? "" : "s")\n")
             return response.result.errors.isEmpty ? 0 : 1
         } catch let error as ClientError {
             Terminal.error("restmap: \(error)\n")

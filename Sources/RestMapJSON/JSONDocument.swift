@@ -8,9 +8,15 @@ public struct JSONParsingOptions: Sendable {
     /// Deepest nesting of arrays and objects accepted; deeper documents are refused with an
     /// error (the parser is iterative, so this bounds memory, not the stack). Default 512.
     public var maximumDepth: Int
+    /// Most values a document may hold, member names included (every object, array, name,
+    /// string, number, `true`, `false` and `null` counts one); a larger document is refused with
+    /// an error whose `exceedsValueCount` is set. This bounds the parsed form (16 bytes a value)
+    /// and everything mapped from it. Default: no limit.
+    public var maximumValueCount: Int
 
-    public init(maximumDepth: Int = 512) {
+    public init(maximumDepth: Int = 512, maximumValueCount: Int = .max) {
         self.maximumDepth = maximumDepth
+        self.maximumValueCount = maximumValueCount
     }
 }
 
@@ -24,6 +30,16 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public var line: Int
     /// 1-based column, in bytes.
     public var column: Int
+    /// The document holds more values than `JSONParsingOptions.maximumValueCount`: a limit, not
+    /// a syntax error.
+    public var exceedsValueCount = false
+
+    public init(message: String, offset: Int, line: Int, column: Int) {
+        self.message = message
+        self.offset = offset
+        self.line = line
+        self.column = column
+    }
 
     public var description: String { "line \(line), column \(column): \(message)" }
 }
@@ -83,7 +99,7 @@ public final class JSONDocument: @unchecked Sendable {
                                  offset: Self.maximumByteCount, line: 1, column: 1)
         }
         let buffer = bytes.withUnsafeBufferPointer { $0 }
-        var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth)
+        var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth, maximumValueCount: options.maximumValueCount)
         let parsed = try parser.parse()
         storage = bytes
         self.bytes = buffer
@@ -102,7 +118,8 @@ public final class JSONDocument: @unchecked Sendable {
             throw JSONParseError(message: "the run is \(buffer.count) bytes; at most \(Self.maximumByteCount) are supported",
                                  offset: Self.maximumByteCount, line: 1, column: 1)
         }
-        var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth, bracketed: true)
+        var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth, maximumValueCount: options.maximumValueCount,
+                                bracketed: true)
         let parsed = try parser.parse()
         storage = body
         self.bytes = buffer

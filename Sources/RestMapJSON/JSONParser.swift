@@ -2,6 +2,8 @@
 struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
+    /// Most tape entries (values and member names) accepted.
+    let maximumValueCount: Int
     var position = 0
     var tape: TapeBuffer
     /// Open containers: tape index and whether it is an object.
@@ -11,15 +13,16 @@ struct JSONParser {
     /// elements cut out of a larger array at commas: `JSONDocument(elementsIn:)`).
     let bracketed: Bool
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, bracketed: Bool = false) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, maximumValueCount: Int = .max, bracketed: Bool = false) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.maximumValueCount = maximumValueCount
         self.bracketed = bracketed
         // A bracketed run is a part of a large body, parsed once: its tape takes huge pages from
         // 1 MiB. Other documents only from 4 MiB, so that the ~2 MiB tapes of streamed batches,
         // allocated and freed batch after batch, reuse the allocator's memory instead of zeroing
         // fresh huge pages each time.
-        self.tape = TapeBuffer(capacity: bytes.count / 8 + 4, hugePagesFrom: bracketed ? 1 << 20 : HugePages.minimumByteCount)
+        self.tape = TapeBuffer(capacity: min(bytes.count / 8, maximumValueCount) + 4, hugePagesFrom: bracketed ? 1 << 20 : HugePages.minimumByteCount)
     }
 
     /// Parses the whole input; on success the caller owns the returned tape's memory.
@@ -113,6 +116,11 @@ struct JSONParser {
     /// Parses one value; a container is opened (and closed at once when empty).
     private mutating func parseValue() throws(JSONParseError) {
         guard position < bytes.count else { throw error("expected a value", at: position) }
+        if tape.count >= maximumValueCount {
+            var failure = error("the document holds more than \(maximumValueCount) values", at: position)
+            failure.exceedsValueCount = true
+            throw failure
+        }
         let byte = bytes[position]
         switch byte {
         case UInt8(ascii: "{"), UInt8(ascii: "["):

@@ -66,7 +66,7 @@ public struct Mapper: Sendable {
             if isError { throw .unprocessableErrorResponse(status: response.status, body: response.body) }
             return (MappingResult(keyPaths: [], records: [], errors: [], routingParameters: parameters, graph: nil), nil)
         }
-        if !keepDocument, options.jobs > 1, !isError, matched.count == 1, nonJSONMediaType(of: response) == nil,
+        if !keepDocument, options.jobs > 1, options.maximumValueCount == .max, !isError, matched.count == 1, nonJSONMediaType(of: response) == nil,
            let descriptor = matched.first?.descriptor, descriptor.keyPath == nil, descriptor.keyedBy.isEmpty,
            // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
            let (session, roots) = mapArrayInParallel(response.body, entity: plan.entityIndex[descriptor.entity.value]!,
@@ -77,7 +77,7 @@ public struct Mapper: Sendable {
             return (MappingResult(keyPaths: [("", records)], records: records, errors: session.errors,
                                   routingParameters: parameters, graph: graph), nil)
         }
-        let document = try parse(response)
+        let document = try parse(response, options: JSONParsingOptions(maximumValueCount: options.maximumValueCount))
         let session = MappingSession(plan: plan, root: document.root, metadata: metadata)
 
         if isError {
@@ -151,7 +151,7 @@ public struct Mapper: Sendable {
     }
 
     /// The body as a JSON document, through a plugin's body decoder for non-JSON media types.
-    func parse(_ response: Response) throws(MappingFailure) -> JSONDocument {
+    func parse(_ response: Response, options: JSONParsingOptions = .init()) throws(MappingFailure) -> JSONDocument {
         var bytes = response.body
         if let mediaType = nonJSONMediaType(of: response) {
             if let decoder = plan.plugins.bodyDecoder(forMediaType: mediaType) {
@@ -162,7 +162,7 @@ public struct Mapper: Sendable {
                 throw .undecodableBody(mediaType: mediaType, reason: "no loaded plugin decodes \(mediaType) (is its plugin in 'plugins:'?)")
             }
         }
-        do { return try JSONDocument(bytes: bytes) } catch { throw .malformedBody(error) }
+        do { return try JSONDocument(bytes: bytes, options: options) } catch { throw .malformedBody(error) }
     }
 
     /// The response's media type when it is given and is not JSON.

@@ -76,10 +76,15 @@ public struct MappingOptions: Sendable {
     /// representations. The result is the same with any number: records, their order, identity
     /// merges and errors (see Docs/Pipelines.md for which schemas split).
     public var jobs: Int
+    /// Most JSON values a body may hold (`JSONParsingOptions.maximumValueCount`): a larger body
+    /// fails with `MappingFailure.malformedBody` whose error has `exceedsValueCount` set, before
+    /// anything is mapped. A body under a limit is mapped on one thread. Default: no limit.
+    public var maximumValueCount: Int
 
-    public init(strict: Bool = false, jobs: Int = 1) {
+    public init(strict: Bool = false, jobs: Int = 1, maximumValueCount: Int = .max) {
         self.strict = strict
         self.jobs = max(jobs, 1)
+        self.maximumValueCount = max(maximumValueCount, 1)
     }
 }
 

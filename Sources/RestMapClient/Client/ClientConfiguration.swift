@@ -14,6 +14,14 @@ public struct ClientConfiguration: Sendable {
     public var retry = RetryPolicy()
     /// Largest response body in bytes, after decompression.
     public var maxBodyBytes = 256 << 20
+    /// Most JSON values a response body may hold (every object, array, member name, string,
+    /// number and literal counts one), checked while parsing, before anything is mapped. It bounds
+    /// the memory a body costs beyond its bytes: 16 bytes a value parsed, and the records mapped
+    /// from them (a small compressed body can inflate to millions of tiny objects).
+    public var maxBodyValues = 10_000_000
+    /// Most pages one run fetches when neither the caller nor the schema's `maxPages` says
+    /// (`StopReason.pageCap`).
+    public var maxPages = 1000
     /// Largest response head (header names and values) in bytes.
     public var maxHeaderBytes = 64 << 10
     /// At most this many redirects per request.

@@ -25,7 +25,8 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
     case unmappable(status: Int, url: String, failure: MappingFailure)
     /// The exchange failed (connection, timeout, closed mid-body) after every attempt.
     case transport(url: String, reason: String, attempts: [Attempt])
-    /// The client refused to go on: a limit was exceeded, a redirect was unsafe.
+    /// The client refused to go on: a limit was exceeded, a redirect was unsafe, or the answer
+    /// cannot be used (a redirect without `Location`, an unsolicited 304, a corrupt compressed body).
     case refused(url: String, reason: String)
     /// The task was cancelled.
     case cancelled(url: String)
@@ -57,7 +58,12 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// ` (4 attempts)` when every attempt ended alike (the message names that outcome once), else
+    /// each attempt's outcome and wait: ` (3 attempts: status 503, waited 0.2 s; …; status 200)`.
     private static func attemptsText(_ attempts: [Attempt]) -> String {
-        attempts.count <= 1 ? "" : " (\(attempts.count) attempts: " + attempts.map(\.description).joined(separator: "; ") + ")"
+        guard attempts.count > 1 else { return "" }
+        let outcomes = Set(attempts.map { Attempt(status: $0.status, failure: $0.failure, waitedSeconds: nil) })
+        if outcomes.count == 1 { return " (\(attempts.count) attempts)" }
+        return " (\(attempts.count) attempts: " + attempts.map(\.description).joined(separator: "; ") + ")"
     }
 }

@@ -177,6 +177,18 @@ public struct RestMapClient: Sendable {
         return try await request(method: method, url: url(for: path, query: [:]), parameters: parameters, headers: [:], body: body)
     }
 
+    /// Sends a request without a record and without a body (`DELETE /tasks/42`) to a named route,
+    /// its parameters from `parameters`, and maps the answer.
+    public func send(method: String, route name: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
+        let route = try resolve { () throws(RoutingError) in try mapper.router.route(named: name, parameters: parameters) }
+        return try await send(method: method, path: route.path, parameters: parameters)
+    }
+
+    /// Sends a request without a record and without a body to a path (relative to the base URL).
+    public func send(method: String, path: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
+        try await request(method: method.uppercased(), url: url(for: path, query: [:]), parameters: parameters, headers: [:])
+    }
+
     /// The absolute URL of a path relative to the base URL (an absolute URL stays as it is).
     public func url(for path: String, query: [String: String] = [:]) -> String {
         let absolute = path.hasPrefix("http://") || path.hasPrefix("https://") ? path
@@ -232,6 +244,13 @@ public struct RestMapClient: Sendable {
             }
             raw = RawResponse(url: raw.url, status: 200, headers: cached.headers.map { ($0.key, $0.value) } + raw.headers, body: cached.body)
         }
+        // A 3xx that reaches here was not followed: it carries no result, and mapping its (empty)
+        // body would pass for an empty page.
+        if (300..<400).contains(raw.status) {
+            throw .refused(url: redact(url), reason: raw.status == 304
+                ? "answered 304 Not Modified to a request that was not conditional"
+                : "answered \(raw.status), a redirect status the client does not follow")
+        }
         let headers = raw.headerDictionary
         // The URLs and headers reach `@metadata.HTTP` and so possibly the output: without secrets.
         let withURL = Response(method: method, path: url, status: raw.status, headers: headers, body: raw.body,
@@ -240,11 +259,15 @@ public struct RestMapClient: Sendable {
                                requestURL: redact(url), responseURL: redact(raw.url))
         let mapped: (result: MappingResult, values: [Value?])
         let mapper = mapper
-        do { mapped = try await Self.offEventLoops { Result { () throws(MappingFailure) in try mapper.map(withURL, extracting: keyPaths) } }.get() } catch {
-            throw Self.failure(error, status: raw.status, url: redact(url), attempts: attempts)
+        let options = MappingOptions(maximumValueCount: configuration.maxBodyValues)
+        do {
+            mapped = try await Self.offEventLoops { Result { () throws(MappingFailure) in try mapper.map(withURL, options: options, extracting: keyPaths) } }.get()
+        } catch {
+            throw failure(error, status: raw.status, url: redact(url), attempts: attempts)
         }
         counters.value.withLock { $0.mappings += 1 }
-        mappingLogger.debug("\(redact(url)): \(mapped.result.records.count) records, \(mapped.result.errors.count) failed")
+        let count = mapped.result.records.count
+        mappingLogger.debug("\(redact(url)): \(count) record\(count == 1 ? "" : "s"), \(mapped.result.errors.count) failed")
         for error in mapped.result.errors { mappingLogger.info("\(redact(url)): record failed: \(error)") }
         if let cache, method == "GET", raw.status == 200 {
             let etag = raw.header("ETag"), lastModified = raw.header("Last-Modified")
@@ -258,8 +281,10 @@ public struct RestMapClient: Sendable {
                               attempts: attempts)
     }
 
-    static func failure(_ failure: MappingFailure, status: Int, url: String, attempts: [Attempt]) -> ClientError {
+    func failure(_ failure: MappingFailure, status: Int, url: String, attempts: [Attempt]) -> ClientError {
         switch failure {
+        case .malformedBody(let error) where error.exceedsValueCount:
+            .refused(url: url, reason: "the body holds more than \(configuration.maxBodyValues) JSON values, the limit (--max-values)")
         case .errorResponse(let status, _, let messages): .errorResponse(status: status, url: url, messages: messages, attempts: attempts)
         case .unprocessableErrorResponse(let status, _): .errorResponse(status: status, url: url, messages: [], attempts: attempts)
         default: .unmappable(status: status, url: url, failure: failure)

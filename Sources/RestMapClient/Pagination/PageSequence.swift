@@ -34,7 +34,8 @@ public struct PageSequence: AsyncSequence, Sendable {
 extension RestMapClient {
     /// The pages of a named route, with the route's pagination, else the schema's.
     /// - Parameters:
-    ///   - maxPages: stop after this many pages (the smaller of this and the schema's `maxPages`).
+    ///   - maxPages: stop after this many pages (the smaller of this and the schema's `maxPages`);
+    ///     when neither gives one, `configuration.maxPages` caps the run (`StopReason.pageCap`).
     ///   - concurrency: pages fetched at once when the page count is known up front (kinds
     ///     page and offset); pages are still delivered in order.
     public func pages(route name: String, parameters: [String: String] = [:], query: [String: String] = [:],
@@ -65,17 +66,18 @@ extension RestMapClient {
 
     private func pages(start: Result<(String, String), ClientError>, pagination: Pagination?, parameters: [String: String],
                        query: [String: String], headers: [String: String], maxPages: Int?, concurrency: Int) -> PageSequence {
-        let limit = [maxPages, pagination?.maxPages].compactMap { $0 }.min()
+        let given = [maxPages, pagination?.maxPages].compactMap { $0 }.min()
+        let limit = PageLimit(count: given ?? configuration.maxPages, isDefaultCap: given == nil)
         let firstURL = (try? start.get()).flatMap { _, path in
             try? Pager(client: self, pagination: pagination, method: "GET", path: path, parameters: parameters,
-                       query: query, headers: headers, maxPages: limit, concurrency: 1).pageURL(number: 1, cursor: nil)
+                       query: query, headers: headers, limit: limit, concurrency: 1).pageURL(number: 1, cursor: nil)
         }
         return PageSequence(start: { AsyncThrowingStream<Page, any Error> { continuation in
             let task = Task {
                 do {
                     let (method, path) = try start.get()
                     var pager = Pager(client: self, pagination: pagination, method: method, path: path, parameters: parameters,
-                                      query: query, headers: headers, maxPages: limit, concurrency: max(1, concurrency))
+                                      query: query, headers: headers, limit: limit, concurrency: max(1, concurrency))
                     try await pager.run { continuation.yield($0) }
                     continuation.finish()
                 } catch {
@@ -85,6 +87,16 @@ extension RestMapClient {
             continuation.onTermination = { _ in task.cancel() }
         } }, firstURL: firstURL)
     }
+}
+
+/// The most pages one run fetches, and whether it is the configuration's default cap rather than
+/// a limit the caller or the schema gave.
+struct PageLimit {
+    var count: Int
+    var isDefaultCap: Bool
+
+    /// Why a run stopped at this limit with more pages to come.
+    var stopReason: StopReason { isDefaultCap ? .pageCap(count) : .maxPages(count) }
 }
 
 /// Fetches pages one after another (or a window at a time when the count is known) and decides
@@ -97,7 +109,7 @@ struct Pager {
     let parameters: [String: String]
     let query: [String: String]
     let headers: [String: String]
-    let maxPages: Int?
+    let limit: PageLimit
     let concurrency: Int
 
     /// The key paths read from every page, and their positions in `values`.
@@ -111,7 +123,7 @@ struct Pager {
     private var seenURLs: Set<String> = []
 
     init(client: RestMapClient, pagination: Pagination?, method: String, path: String, parameters: [String: String],
-         query: [String: String], headers: [String: String], maxPages: Int?, concurrency: Int) {
+         query: [String: String], headers: [String: String], limit: PageLimit, concurrency: Int) {
         self.client = client
         self.pagination = pagination
         self.method = method
@@ -119,7 +131,7 @@ struct Pager {
         self.parameters = parameters
         self.query = query
         self.headers = headers
-        self.maxPages = maxPages
+        self.limit = limit
         self.concurrency = concurrency
         var keyPaths: [KeyPath] = []
         var fields: [String: Int] = [:]
@@ -168,7 +180,7 @@ struct Pager {
             }
             if number == 1, [.page, .offset].contains(pagination.kind), let total = knownPageCount(response) {
                 if concurrency > 1 {
-                    try await runConcurrently(from: 2, through: min(total, maxPages ?? total), deliver)
+                    try await runConcurrently(from: 2, through: min(total, limit.count), of: total, deliver)
                     return
                 }
                 pageCount = total
@@ -187,7 +199,7 @@ struct Pager {
     /// The next page's URL when the answer's headers (`Link: <…>; rel="next"`) or the first page's
     /// page count already tell it, checked as `decide` checks it; `nil` when only mapping the page tells.
     private func nextURLBeforeMapping(number: Int, exchange: Exchange, pageCount: Int?) -> String? {
-        guard let pagination, (200..<300).contains(exchange.raw.status), maxPages.map({ number < $0 }) ?? true else { return nil }
+        guard let pagination, (200..<300).contains(exchange.raw.status), number < limit.count else { return nil }
         switch pagination.kind {
         case .link:
             guard let target = exchange.raw.header("Link").flatMap({ LinkHeader.target(rel: "next", in: $0) }), !target.isEmpty,
@@ -202,8 +214,8 @@ struct Pager {
         }
     }
 
-    /// Pages `first...last` with up to `concurrency` requests at once, delivered in order.
-    private mutating func runConcurrently(from first: Int, through last: Int, _ deliver: (Page) -> Void) async throws {
+    /// Pages `first...last` of `total` with up to `concurrency` requests at once, delivered in order.
+    private mutating func runConcurrently(from first: Int, through last: Int, of total: Int, _ deliver: (Page) -> Void) async throws {
         guard first <= last else { return }
         let urls = try (first...last).map { try pageURL(number: $0, cursor: nil) }
         let fetcher = self
@@ -222,7 +234,7 @@ struct Pager {
                 arrived[number] = response
                 while let ready = arrived.removeValue(forKey: nextToDeliver) {
                     var (stop, _) = decide(number: nextToDeliver, response: ready)
-                    if stop == nil, nextToDeliver == last { stop = maxPages == last ? .maxPages(last) : .lastPage(pageCount: last) }
+                    if stop == nil, nextToDeliver == last { stop = last < total ? limit.stopReason : .lastPage(pageCount: last) }
                     deliver(Page(number: nextToDeliver, response: ready, stopReason: stop))
                     if stop != nil {
                         group.cancelAll()
@@ -302,7 +314,7 @@ struct Pager {
             }
             next = resolved
         }
-        if let maxPages, number >= maxPages { return (.maxPages(maxPages), nil) }
+        if number >= limit.count { return (limit.stopReason, nil) }
         return (nil, next)
     }
 
@@ -315,7 +327,10 @@ struct Pager {
             "currentPage": String(pagination.firstPage + number - 1),
             "offset": String((number - 1) * (size ?? 0)),
         ]
-        if let size { placeholders["perPage"] = String(size) }
+        // Like RestKit's paginator (`RKPaginatorDefaultPerPage`), a `:perPage` the schema asks
+        // for is filled with 25 until a size is known; it decides nothing else (a short page is
+        // measured against `pageSize` or the body's `perPage` alone).
+        placeholders["perPage"] = String(size ?? Self.defaultPerPage)
         if let cursor { placeholders["cursor"] = cursor }
         var base = path
         if let pattern = pagination.path {
@@ -339,6 +354,10 @@ struct Pager {
         }
         return PercentEncoding.appending(items + query.sorted { $0.key < $1.key }, to: client.url(for: base))
     }
+
+    /// The `:perPage` of a request when neither the schema's `pageSize` nor an earlier page gives
+    /// one: RestKit's `RKPaginatorDefaultPerPage`.
+    static let defaultPerPage = 25
 
     /// A cursor value as text: a string, or a whole number.
     static func cursorText(_ value: Value) -> String? {

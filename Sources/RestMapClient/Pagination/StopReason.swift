@@ -22,8 +22,17 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
     case repeatedURL(String)
     /// The page limit (`maxPages`, `--max-pages`) was reached.
     case maxPages(Int)
+    /// The default page cap (`ClientConfiguration.maxPages`, 1000) stopped a run that named no
+    /// limit, with more pages to come: the result is incomplete.
+    case pageCap(Int)
     /// The next page is on another origin that is not trusted (`host:port`).
     case otherOrigin(String)
+
+    /// Whether the run ended before the collection did, without the caller asking for it.
+    public var isIncomplete: Bool {
+        if case .pageCap = self { return true }
+        return false
+    }
 
     public var description: String {
         switch self {
@@ -37,6 +46,7 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
         case .repeatedCursor(let cursor): "loop: cursor seen before (\(cursor))"
         case .repeatedURL(let url): "loop: URL seen before (\(url))"
         case .maxPages(let count): "max pages (\(count))"
+        case .pageCap(let count): "page cap (\(count) pages; more pages follow)"
         case .otherOrigin(let host): "next page on another origin (\(host))"
         }
     }

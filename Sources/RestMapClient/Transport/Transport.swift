@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// What came back from one request, redirects followed.
 struct RawResponse: Sendable {
@@ -49,6 +50,9 @@ struct Transport: Sendable {
             decompression: .enabled(limit: .size(configuration.maxBodyBytes)))
         settings.httpVersion = .http1Only
         settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+        // A failed connection fails its attempt at once: the client's own retries (short backoffs,
+        // `RetryPolicy`) try again, instead of the pool retrying until the connect timeout.
+        settings.connectionPool.retryConnectionEstablishment = false
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
         self.configuration = configuration
         self.logger = logger
@@ -71,8 +75,10 @@ struct Transport: Sendable {
         var current = url, method = method, body = body, headers = headers
         for _ in 0...configuration.maxRedirects {
             let response = try await once(method: method, url: current, headers: headers, body: body, credentials: credentials)
-            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") else {
-                return response
+            guard [301, 302, 303, 307, 308].contains(response.status) else { return response }
+            guard let location = response.header("Location"), !location.isEmpty else {
+                throw ExchangeFailure(reason: "answered \(response.status) (a redirect) without a Location header",
+                                      isRetryable: false, isRefusal: true)
             }
             guard let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL else {
                 throw ExchangeFailure(reason: "redirect to an invalid location '\(redact(location))'", isRetryable: false, isRefusal: true)
@@ -134,7 +140,7 @@ struct Transport: Sendable {
                 }
             }
             let elapsed = ContinuousClock.now - started
-            logger.debug("\(method) \(redact(wireURL)) \(response.status.code) \(bytes.count) bytes \(Int(elapsed.seconds * 1000)) ms")
+            logger.debug("\(method) \(redact(wireURL)) \(response.status.code) \(bytes.count) byte\(bytes.count == 1 ? "" : "s") \(Int(elapsed.seconds * 1000)) ms")
             return RawResponse(url: url, status: Int(response.status.code),
                                headers: response.headers.map { ($0.name, $0.value) }, body: bytes)
         } catch let failure as ExchangeFailure {
@@ -167,9 +173,27 @@ struct Transport: Sendable {
         }
         let name = String(reflecting: type(of: error))
         if name.contains("DecompressionError") {
-            return ExchangeFailure(reason: "the decompressed body exceeds the limit of \(configuration.maxBodyBytes) bytes",
-                                   isRetryable: false, isRefusal: true)
+            // NIOHTTPDecompression's `.limit`; its other errors (`inflationError`, `truncatedData`,
+            // `invalidTrailingData`, …) mean the compressed body itself is broken.
+            if "\(error)" == "limit" {
+                return ExchangeFailure(reason: "the decompressed body exceeds the limit of \(configuration.maxBodyBytes) bytes",
+                                       isRetryable: false, isRefusal: true)
+            }
+            return ExchangeFailure(reason: "the compressed (gzip/deflate) body is corrupt: \(error)", isRetryable: false, isRefusal: true)
         }
+        if let refused = refusal(error) { return refused }
         return ExchangeFailure(reason: "connection error: \(error)", isRetryable: true)
+    }
+
+    /// A connection the peer refused (`ECONNREFUSED`): retried, named once without NIO's wording.
+    private static func refusal(_ error: any Error) -> ExchangeFailure? {
+        if let io = error as? IOError, io.errnoCode == ECONNREFUSED {
+            return ExchangeFailure(reason: "connection refused", isRetryable: true)
+        }
+        if let connection = error as? NIOConnectionError,
+           connection.connectionErrors.contains(where: { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }) {
+            return ExchangeFailure(reason: "connection refused", isRetryable: true)
+        }
+        return nil
     }
 }

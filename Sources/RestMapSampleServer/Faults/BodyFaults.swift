@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 
 /// Turns a reply into a response, applying the body faults in the documented order:
-/// `gzip-bomb`, `oversize`, `malformed`, `content-type`, `gzip`, then `close` or `trickle`.
+/// `gzip-bomb`, `gzip-objects`, `oversize`, `malformed`, `content-type`, `gzip`, `corrupt-encoding`,
+/// then `close` or `trickle`.
 enum BodyFaults {
     /// Thrown by a body writer to drop the connection mid-body.
     struct ConnectionDropped: Error {}
@@ -13,7 +14,8 @@ enum BodyFaults {
     static func response(_ reply: Reply, faults: FaultRequest) -> Response {
         var headers = reply.headers
         var body = reply.body
-        if faults.gzipBombBytes != nil || faults.oversizeBytes != nil || faults.malformed {
+        if faults.gzipBombBytes != nil || faults.gzipObjects != nil || faults.oversizeBytes != nil || faults.malformed
+            || faults.corruptEncoding != nil {
             // The validators belong to the route's body, not to the replacement.
             headers[.eTag] = nil
             headers[.lastModified] = nil
@@ -22,6 +24,10 @@ enum BodyFaults {
             headers[.contentType] = Reply.jsonContentType
             headers[.contentEncoding] = "gzip"
             body = Gzip.zeros(count: count)
+        } else if let count = faults.gzipObjects {
+            headers[.contentType] = Reply.jsonContentType
+            headers[.contentEncoding] = "gzip"
+            body = Gzip.objectArray(count: count)
         } else if let count = faults.oversizeBytes {
             headers[.contentType] = Reply.jsonContentType
             return Response(status: reply.status, headers: headers, body: oversizedBody(count, chunked: faults.oversizeChunked))
@@ -35,6 +41,11 @@ enum BodyFaults {
         if faults.gzip {
             headers[.contentEncoding] = "gzip"
             body = Gzip.compress(body)
+        }
+        if let encoding = faults.corruptEncoding {
+            headers[.contentEncoding] = encoding
+            // gzip: a valid stream cut before its end and checksum; deflate: bytes that are no zlib stream.
+            body = encoding == "gzip" ? Array(Gzip.compress(body).dropLast(12)) : [0x78, 0x9C] + Array(repeating: 0xFF, count: 64)
         }
         if faults.close {
             let half = ByteBuffer(bytes: body.prefix(body.count / 2))

@@ -6,7 +6,8 @@ struct FaultRequest: Sendable {
     static let names: Set<String> = [
         "fault-id", "fail", "status", "retry-after", "retry-after-date", "delay", "redirect", "redirect-status",
         "close", "malformed", "content-type", "gzip", "gzip-bomb", "oversize", "oversize-chunked",
-        "trickle", "trickle-bytes", "loop", "link-origin", "expire-token",
+        "trickle", "trickle-bytes", "loop", "link-origin", "expire-token", "corrupt-encoding", "gzip-objects",
+        "ignore-per-page",
     ]
     static let maximumBodyBytes = 1 << 30
 
@@ -30,6 +31,12 @@ struct FaultRequest: Sendable {
     var loop = false
     var linkOrigin: String?
     var expireToken = 0
+    /// `gzip` or `deflate`: a body with that `Content-Encoding` that does not decompress.
+    var corruptEncoding: String?
+    /// A gzip stream of a JSON array of this many `{"id":1}` objects.
+    var gzipObjects: Int?
+    /// Paginated lists answer their default page size whatever `per_page` asks.
+    var ignorePerPage = false
 
     /// No fault at all.
     static let none = FaultRequest()
@@ -81,6 +88,12 @@ struct FaultRequest: Sendable {
         loop = try flag("loop")
         linkOrigin = values["link-origin"]
         expireToken = try number("expire-token", 0...1000) ?? 0
+        corruptEncoding = values["corrupt-encoding"]
+        if let encoding = corruptEncoding, !["gzip", "deflate"].contains(encoding) {
+            throw Invalid(message: "fault parameter corrupt-encoding must be gzip or deflate")
+        }
+        gzipObjects = try number("gzip-objects", 1...Self.maximumBodyBytes / 9)
+        ignorePerPage = try flag("ignore-per-page")
     }
 
     /// The key counted faults count under: `fault-id`, else the method and path.

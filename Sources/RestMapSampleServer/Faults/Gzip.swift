@@ -24,6 +24,36 @@ enum Gzip {
         return wrap(deflate.finish(), crc: CRC32.ofZeros(count: UInt64(count)), size: UInt64(count))
     }
 
+    /// A stream that inflates to the JSON array `[{"id":1},{"id":1},…]` of `count` objects: the
+    /// first object as literals, then back-references of 258 bytes at distance 9 (about 1/150 of
+    /// the output on the wire).
+    static func objectArray(count: Int) -> [UInt8] {
+        precondition(count >= 1)
+        let object = Array(#"{"id":1},"#.utf8)
+        let repeated = object.count * count - 1   // the objects and the commas between them
+        var deflate = BitWriter()
+        deflate.blockHeader()
+        deflate.literal(Int(UInt8(ascii: "[")))
+        for byte in object.prefix(min(object.count, repeated)) { deflate.literal(Int(byte)) }
+        var written = min(object.count, repeated)
+        while repeated - written >= 258 {
+            deflate.longestMatchAtDistanceNine()
+            written += 258
+        }
+        while written < repeated {
+            deflate.literal(Int(object[written % object.count]))
+            written += 1
+        }
+        deflate.literal(Int(UInt8(ascii: "]")))
+        deflate.endOfBlock()
+        var crc = CRC32.Running()
+        crc.add([UInt8(ascii: "[")])
+        crc.add(object, times: count - 1)
+        crc.add(object.dropLast())
+        crc.add([UInt8(ascii: "]")])
+        return wrap(deflate.finish(), crc: crc.value, size: UInt64(repeated + 2))
+    }
+
     private static func wrap(_ deflate: [UInt8], crc: UInt32, size: UInt64) -> [UInt8] {
         // ID1 ID2, CM=deflate, no flags, MTIME 0, XFL 0, OS 3 (Unix)
         var stream: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]
@@ -72,6 +102,13 @@ private struct BitWriter {
         code(0, length: 5)
     }
 
+    /// Length 258 (symbol 285), distance 9 (code 6, 5 bits, then 2 extra bits of zero).
+    mutating func longestMatchAtDistanceNine() {
+        code(0xC5, length: 8)
+        code(6, length: 5)
+        bits(0, count: 2)
+    }
+
     /// Symbol 256, 7 bits of zero.
     mutating func endOfBlock() { code(0, length: 7) }
 
@@ -83,10 +120,42 @@ private struct BitWriter {
 
 /// CRC-32 (IEEE, reflected, as gzip uses it).
 enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { index in
+    fileprivate static let table: [UInt32] = (0..<256).map { index in
         var crc = UInt32(index)
         for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
         return crc
+    }
+
+    /// A checksum fed in parts.
+    struct Running {
+        private var crc: UInt32 = 0xFFFF_FFFF
+
+        mutating func add(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes { crc = Self.update(crc, byte) }
+        }
+
+        /// Adds `bytes` `count` times in O(log count): feeding a fixed run of bytes maps the
+        /// register affinely (c ↦ A·c ⊕ v over GF(2)), and that map is raised to the power `count`
+        /// by squaring.
+        mutating func add(_ bytes: [UInt8], times count: Int) {
+            var columns = (0..<32).map { bit in bytes.reduce(UInt32(1) << UInt32(bit)) { register, _ in Self.update(register, 0) } }
+            var vector = bytes.reduce(UInt32(0)) { Self.update($0, $1) }
+            var remaining = count
+            while remaining > 0 {
+                if remaining & 1 != 0 { crc = CRC32.times(columns, crc) ^ vector }
+                remaining >>= 1
+                if remaining > 0 {
+                    vector = CRC32.times(columns, vector) ^ vector
+                    columns = columns.map { CRC32.times(columns, $0) }
+                }
+            }
+        }
+
+        private static func update(_ register: UInt32, _ byte: UInt8) -> UInt32 {
+            CRC32.table[Int((register ^ UInt32(byte)) & 0xFF)] ^ (register >> 8)
+        }
+
+        var value: UInt32 { crc ^ 0xFFFF_FFFF }
     }
 
     static func checksum(_ bytes: [UInt8]) -> UInt32 {
@@ -113,7 +182,7 @@ enum CRC32 {
         return crc ^ 0xFFFF_FFFF
     }
 
-    private static func times(_ matrix: [UInt32], _ vector: UInt32) -> UInt32 {
+    fileprivate static func times(_ matrix: [UInt32], _ vector: UInt32) -> UInt32 {
         var sum: UInt32 = 0
         var rest = vector
         var row = 0

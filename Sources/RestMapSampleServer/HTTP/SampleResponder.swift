@@ -45,7 +45,9 @@ struct SampleResponder: HTTPResponder {
         }
         if let location = faults.redirect {
             let status = HTTPResponse.Status(code: faults.redirectStatus)
-            return (Reply(status: status, headers: [.location: location, .contentLength: "0"]), faults)
+            // `redirect=` (no URL) answers the redirect status without a `Location` header.
+            let headers: HTTPFields = location.isEmpty ? [.contentLength: "0"] : [.location: location, .contentLength: "0"]
+            return (Reply(status: status, headers: headers), faults)
         }
         switch routes.match(request.method, path: path) {
         case .notFound: return (.notFound, faults)

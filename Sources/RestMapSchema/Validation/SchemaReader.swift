@@ -228,9 +228,6 @@ final class SchemaReader {
             for name in QueryParameter(name: "", template: template).placeholders where !allowed.contains(name) {
                 error("':\(name)' is not a placeholder of pagination kind '\(pagination.kind.rawValue)' (use \(allowed.sorted().map { ":" + $0 }.joined(separator: ", ")))", at: pair.value)
             }
-            if template.contains(":perPage"), pagination.pageSize == nil {
-                error("':perPage' needs 'pageSize' in the same pagination", at: pair.value)
-            }
         }
         if pagination.kind == .cursor, pagination.cursor == nil, pagination.cursorHeader == nil {
             error("pagination kind 'cursor' needs 'cursor' (a key path) or 'cursorHeader'", at: node)
