@@ -14,8 +14,10 @@ struct InitCommand: ParsableCommand {
             is checked against its own samples; what still does not map is reported on standard error \
             (exit 1). A .csv sample is read with the csv plugin.
 
-            Example:
-              restmap init --path /users/:login/repos repos.json more.json > api.yaml
+            The draft prints on standard output: redirect it to a file such as api.yaml to keep it.
+
+            Example (run from the repository's root):
+              restmap init --path /users/:login/starred Samples/github/starred.json
             """
     )
 
