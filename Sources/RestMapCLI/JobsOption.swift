@@ -21,7 +21,7 @@ struct JobsOption: ParsableArguments {
 
     func validate() throws {
         guard (1...Self.ceiling).contains(requestedJobs) else {
-            throw ValidationError("--jobs takes a number of threads from 1 to \(Self.ceiling), found \(requestedJobs)")
+            throw ValidationError("--jobs takes a positive number of threads up to \(Self.ceiling), found \(requestedJobs)")
         }
     }
 }
