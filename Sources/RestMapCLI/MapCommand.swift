@@ -121,12 +121,13 @@ struct MapCommand: ParsableCommand {
         let bodyRead = size != nil && mayStream ? nil
             : CommandInput.readInBackground(descriptor, limit: mayStream ? min(threshold, limit) : limit)
         let mapper = try plugins.mapper(for: schema)
-        var outcome = bodyRead?.value() ?? .tooLarge(fileSize: size, bytes: [])
-        if case .tooLarge(_, let prefix) = outcome, mayStream {
-            if prefix.count > limit {
+        var outcome = bodyRead?.value() ?? .tooLarge(fileSize: size, read: CommandInput.Pieces())
+        if case .tooLarge(_, let read) = outcome, mayStream {
+            if read.count > limit {
                 try refuse(CommandInput.InputTooLarge(what: "body", source: source, maximumBytes: limit, fileSize: nil,
-                                                      bytesRead: prefix.count))
+                                                      bytesRead: read.count))
             }
+            let prefix = read.joined()
             if let refusal = mapper.streamingRefusal(for: try response(body: [])) {
                 if verbose { Terminal.error("restmap: mapping the whole body, which cannot stream: \(refusal)\n") }
                 outcome = CommandInput.readToEnd(descriptor, after: size != nil ? [] : prefix, maximumBytes: limit)

@@ -108,9 +108,38 @@ enum CommandInput {
         /// Everything, to the end.
         case read([UInt8])
         case failed
-        /// More than the limit: `bytes` are the first `limit + 1` (empty for a regular file
+        /// More than the limit: `read` holds the first `limit + 1` bytes (none for a regular file
         /// refused by its size, `fileSize`).
-        case tooLarge(fileSize: Int?, bytes: [UInt8])
+        case tooLarge(fileSize: Int?, read: Pieces)
+    }
+
+    /// Bytes read in pieces, joined only when asked: a body refused for its size is never
+    /// copied into one array, so reading it holds its size once, not twice.
+    struct Pieces {
+        private(set) var pieces: [[UInt8]] = []
+        private(set) var count = 0
+
+        init(_ bytes: [UInt8] = []) {
+            if !bytes.isEmpty { append(bytes) }
+        }
+
+        mutating func append(_ piece: [UInt8]) {
+            pieces.append(piece)
+            count += piece.count
+        }
+
+        /// The pieces as one array (the only piece itself when there is one).
+        func joined() -> [UInt8] {
+            if pieces.count <= 1 { return pieces.first ?? [] }
+            return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                for piece in pieces {
+                    piece.withUnsafeBufferPointer { source in
+                        (buffer.baseAddress! + initialized).update(from: source.baseAddress!, count: source.count)
+                    }
+                    initialized += piece.count
+                }
+            }
+        }
     }
 
     /// Everything a descriptor gives until its end after `initial` (bytes already read from it),
@@ -119,12 +148,12 @@ enum CommandInput {
     static func readToEnd(_ descriptor: Int32, after initial: [UInt8] = [], maximumBytes: Int) -> ReadOutcome {
         var pieceSize = 1 << 16
         if initial.isEmpty, let size = regularFileSize(descriptor) {
-            if size > maximumBytes { return .tooLarge(fileSize: size, bytes: []) }
+            if size > maximumBytes { return .tooLarge(fileSize: size, read: Pieces()) }
             pieceSize = max(pieceSize, size + 1) // + 1: the read that finds the end
         }
-        var bytes = initial
-        if bytes.count > maximumBytes { return .tooLarge(fileSize: nil, bytes: bytes) }
-        if !bytes.isEmpty { pieceSize = max(pieceSize, bytes.count) }
+        var bytes = Pieces(initial)
+        if bytes.count > maximumBytes { return .tooLarge(fileSize: nil, read: bytes) }
+        if !initial.isEmpty { pieceSize = max(pieceSize, initial.count) }
         while true {
             // The byte past the limit is read to tell "exactly the limit" from "more".
             pieceSize = min(pieceSize, maximumBytes + 1 - bytes.count)
@@ -144,9 +173,9 @@ enum CommandInput {
                 }
             }
             if failed { return .failed }
-            if bytes.isEmpty { bytes = piece } else { bytes += piece }
-            if bytes.count > maximumBytes { return .tooLarge(fileSize: nil, bytes: bytes) }
-            if piece.count < pieceSize { return .read(bytes) }
+            bytes.append(piece)
+            if bytes.count > maximumBytes { return .tooLarge(fileSize: nil, read: bytes) }
+            if piece.count < pieceSize { return .read(bytes.joined()) }
             pieceSize = bytes.count
         }
     }
@@ -158,9 +187,9 @@ extension CommandInput.ReadOutcome {
         switch self {
         case .read(let bytes): return bytes
         case .failed: throw ValidationError("cannot read the \(what) (\(source))")
-        case .tooLarge(let fileSize, let bytes):
+        case .tooLarge(let fileSize, let read):
             throw CommandInput.InputTooLarge(what: what, source: source, maximumBytes: maximumBytes, fileSize: fileSize,
-                                             bytesRead: bytes.count)
+                                             bytesRead: read.count)
         }
     }
 }
