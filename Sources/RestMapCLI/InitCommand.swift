@@ -16,8 +16,13 @@ struct InitCommand: ParsableCommand {
             checked against its own samples; what still does not map is reported on standard error \
             (exit 1). A .csv sample is read with the csv plugin.
 
-            Example:
-              restmap init --path /users/:login/repos --header 'Link: <https://api.github.com/user/1/repos?page=2>; rel="next"' repos.json > api.yaml
+            The draft prints on standard output: redirect it to a file such as api.yaml to keep it.
+
+            Examples (run from the repository's root):
+              restmap init --path /users/:login/starred Samples/github/starred.json
+              restmap init --path /users/:login/starred \\
+                --header 'Link: <https://api.github.com/user/1/starred?page=2>; rel="next"' \\
+                Samples/github/starred.json
             """
     )
 

@@ -2,11 +2,26 @@ import ArgumentParser
 import Foundation
 
 /// `--jobs`: how many threads map a large body, for the commands that map one.
+///
+/// More threads than cores do not map faster: a value above `helpfulMaximum` is lowered to it,
+/// and a value above `ceiling` is a usage error (it is a typing mistake, not a wish).
 struct JobsOption: ParsableArguments {
-    @Option(name: .long, help: "Threads that map a large array or NDJSON (default: the number of cores); the records and their order are what one thread gives.")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// The largest `--jobs` accepted.
+    static let ceiling = 1024
+    /// The most threads that still help: a few per core, so a core stays busy while a thread waits.
+    static var helpfulMaximum: Int { ProcessInfo.processInfo.activeProcessorCount * 4 }
+
+    @Option(name: .customLong("jobs"), help: ArgumentHelp(
+        "Threads that map a large array or NDJSON, 1 to \(ceiling) (default: the number of cores; more than 4 per core are lowered to that); the records and their order are what one thread gives.",
+        valueName: "jobs"))
+    var requestedJobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    /// The threads to use: `--jobs`, lowered to `helpfulMaximum`.
+    var jobs: Int { min(requestedJobs, Self.helpfulMaximum) }
 
     func validate() throws {
-        if jobs < 1 { throw ValidationError("--jobs takes a positive number, found \(jobs)") }
+        guard (1...Self.ceiling).contains(requestedJobs) else {
+            throw ValidationError("--jobs takes a positive number of threads up to \(Self.ceiling), found \(requestedJobs)")
+        }
     }
 }

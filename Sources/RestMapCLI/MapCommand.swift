@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import RestMap
 import RestMapAuthoring
+import RestMapJSON
+import RestMapSchema
 
 /// `restmap map`: maps a response body with a schema and prints the root records.
 struct MapCommand: ParsableCommand {
@@ -13,8 +15,16 @@ struct MapCommand: ParsableCommand {
             as JSON objects with "$entity" first; errors of individual records go to standard error and make \
             the exit status 1 (the other records still print). A .csv body is read as text/csv.
 
-            Example:
-              restmap map --schema api.yaml --path /task_list task_list.json
+            A body larger than 64 MiB (RESTMAP_STREAM_THRESHOLD, in bytes) is streamed when the schema \
+            allows it and the output is JSON or NDJSON: the same records print in bounded memory (see \
+            Docs/Pipelines.md). --stream streams any body, --no-stream maps any body whole. A body over \
+            --max-body bytes is refused as soon as that many bytes and one more have been read.
+
+            Examples (run from the repository's root):
+              restmap map --schema Schemas/tasks.yaml --path /task_list \\
+                Samples/tasks/task_list.json
+              restmap map --schema Schemas/github.yaml --format ndjson \\
+                --path /users/octocat/starred Samples/github/starred.json
             """
     )
 
@@ -57,18 +67,89 @@ struct MapCommand: ParsableCommand {
 
     @OptionGroup var streaming: StreamingOptions
 
+    @Option(name: .customLong("max-body"), help: ArgumentHelp(
+        "Refuse a body larger than this many bytes, as soon as it is seen (default when mapped whole, and the most: \(CommandInput.defaultMaximumBytes); streamed: no limit, one element or line at most that).",
+        valueName: "bytes"))
+    var maxBody: Int?
+
+    @Flag(name: .long, help: "Say on standard error whether the body is streamed or mapped whole, and on how many threads.")
+    var verbose = false
+
     @Argument(help: ArgumentHelp("The response body; '-' or nothing reads standard input.", valueName: "BODY-FILE"))
     var body: String?
 
+    func validate() throws {
+        if let maxBody, !(1...CommandInput.defaultMaximumBytes).contains(maxBody) {
+            throw ValidationError("--max-body takes a number of bytes from 1 to \(CommandInput.defaultMaximumBytes), found \(maxBody)")
+        }
+        _ = try StreamingOptions.threshold()
+    }
+
     func run() throws {
-        // A whole body is read while the schema loads and the plugins link.
-        let bodyRead = streaming.isStreaming ? nil : CommandInput.readInBackground(body)
+        if body == nil, isatty(0) == 1, !streaming.watch {
+            throw ValidationError("""
+                restmap map expects a response body: name the file (restmap map --schema api.yaml --path /users users.json), \
+                or pipe it to standard input
+                """)
+        }
+        let descriptor: Int32
+        do { descriptor = try CommandInput.open(body) } catch {
+            // A broken schema is reported first, as when the body is read while the schema loads.
+            _ = try plugins.mapper(for: schema)
+            throw error
+        }
+        defer { if descriptor != 0 { close(descriptor) } }
+        let source = CommandInput.describe(descriptor, path: body)
+        let size = CommandInput.regularFileSize(descriptor)
+        if let size, let maxBody, size > maxBody {
+            try refuse(CommandInput.InputTooLarge(what: "body", source: source, maximumBytes: maxBody, fileSize: size, bytesRead: 0))
+        }
+        if streaming.isStreaming {
+            if verbose { Terminal.error("restmap: streaming the body (\(streaming.stream ? "--stream" : "--input ndjson")) on \(streaming.jobs) thread(s)\n") }
+            return try mapStream(with: try plugins.mapper(for: schema), descriptor: descriptor)
+        }
+        let threshold = try StreamingOptions.threshold()
+        // Streaming is considered only for a body above the threshold, whose output can stream.
+        let mayStream = !streaming.noStream && canStreamOutput && (size.map { $0 > threshold } ?? true)
+        // Mapped whole, a body has at most 4 GiB; streamed, no limit as a whole unless --max-body gives one.
+        let limit = maxBody ?? CommandInput.defaultMaximumBytes
+        if let size, size > limit, !mayStream {
+            try refuse(CommandInput.InputTooLarge(what: "body", source: source, maximumBytes: limit, fileSize: size, bytesRead: 0))
+        }
+        // The body is read while the schema loads and the plugins link; when it may stream, only
+        // its first part (a file's size is known without reading it).
+        let bodyRead = size != nil && mayStream ? nil
+            : CommandInput.readInBackground(descriptor, limit: mayStream ? min(threshold, limit) : limit)
         let mapper = try plugins.mapper(for: schema)
-        guard let bodyRead else { return try mapStream(with: mapper) }
-        let response = try response(body: try bodyRead.value())
+        var outcome = bodyRead?.value() ?? .tooLarge(fileSize: size, read: CommandInput.Pieces())
+        if case .tooLarge(_, let read) = outcome, mayStream {
+            if read.count > limit {
+                try refuse(CommandInput.InputTooLarge(what: "body", source: source, maximumBytes: limit, fileSize: nil,
+                                                      bytesRead: read.count))
+            }
+            let prefix = read.joined()
+            if let refusal = mapper.streamingRefusal(for: try response(body: [])) {
+                if verbose { Terminal.error("restmap: mapping the whole body, which cannot stream: \(refusal)\n") }
+                outcome = CommandInput.readToEnd(descriptor, after: size != nil ? [] : prefix, maximumBytes: limit)
+            } else {
+                if verbose {
+                    Terminal.error("restmap: streaming the body (more than \(threshold) bytes) on \(streaming.jobs) thread(s)\n")
+                }
+                return try mapStream(with: mapper, descriptor: descriptor, prefix: prefix)
+            }
+        }
+        let bytes: [UInt8]
+        do { bytes = try outcome.bytes(what: "body", source: source, maximumBytes: limit) } catch let tooLarge as CommandInput.InputTooLarge {
+            try refuse(tooLarge)
+        }
+        if verbose { Terminal.error("restmap: mapping the whole body (\(bytes.count) bytes) on \(streaming.jobs) thread(s)\n") }
+        let response = try response(body: bytes)
         let result: MappingResult
         do { result = try mapper.map(response, options: MappingOptions(strict: strict, jobs: streaming.jobs)) } catch {
-            Terminal.error("restmap: \(error)\n")
+            if case .malformedBody = error, !strict, mapper.streamingRefusal(for: response) == nil {
+                try mapMalformed(response, with: mapper)
+            }
+            Terminal.error("restmap: \(Self.explain(error, schema: mapper.schema))\n")
             throw ExitCode.failure
         }
         output.write(result.records, jobs: streaming.jobs)
@@ -79,6 +160,51 @@ struct MapCommand: ParsableCommand {
         // about 4% of mapping a 20 MB body); the operating system reclaims them at once.
         ProcessLifetime.keepUntilExit(result)
         if !result.errors.isEmpty { throw ExitCode.failure }
+    }
+
+    /// Maps a malformed body that could stream as streaming maps it, so both print the same: the
+    /// elements before a break in the array's framing (a missing ',', text after the document)
+    /// and every well-formed element around a malformed one print; each bad element and the
+    /// break are reported with their position; exit status 1.
+    private func mapMalformed(_ response: Response, with mapper: Mapper) throws -> Never {
+        var records: [Record] = []
+        var errors: [StreamedError] = []
+        var failure: StreamingFailure?
+        do {
+            try mapper.mapStream(response, from: InMemorySource(response.body), options: StreamOptions(input: .array)) { batch in
+                records += batch.records
+                errors += batch.errors
+            }
+        } catch {
+            failure = error
+        }
+        output.write(records, jobs: streaming.jobs)
+        for error in errors { Terminal.error("restmap: record failed: \(error)\n") }
+        if let failure { Terminal.error("restmap: \(failure)\n") }
+        throw ExitCode.failure
+    }
+
+    /// Whether the output options allow streaming: CSV needs every record for its header,
+    /// `--pretty` and `--strict` the whole result.
+    var canStreamOutput: Bool { output.format != .csv && !output.pretty && !strict }
+
+    /// Reports a body over `--max-body`; exit status 1.
+    private func refuse(_ tooLarge: CommandInput.InputTooLarge) throws -> Never {
+        Terminal.error("restmap: \(tooLarge)\n")
+        throw ExitCode.failure
+    }
+
+    /// A mapping failure's message; a response that no descriptor matches lists the descriptors
+    /// and points at `--path`, `--method` and `--status`.
+    static func explain(_ failure: MappingFailure, schema: Schema) -> String {
+        guard case .noResponseDescriptor = failure else { return failure.description }
+        let descriptors = schema.responses.prefix(20).map { descriptor in
+            "\(descriptor.method ?? "any method") \(descriptor.path?.text ?? "(any path)") → \(descriptor.entity.value)"
+        }
+        let more = schema.responses.count > 20 ? ", … (\(schema.responses.count - 20) more)" : ""
+        let listed = descriptors.isEmpty ? "the schema has no response descriptors" : "the schema's response descriptors: "
+            + descriptors.joined(separator: ", ") + more
+        return "\(failure); \(listed). Give the request path with --path (and --method, --status where they differ)"
     }
 
     /// The response the options describe, with `body`.

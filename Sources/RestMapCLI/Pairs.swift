@@ -24,40 +24,66 @@ enum Pairs {
 
 /// Files the commands read.
 enum CommandInput {
+    /// The largest body read whole unless a command says otherwise: what a `JSONDocument` holds.
+    static let defaultMaximumBytes = JSONDocument.maximumByteCount
+
     /// The bytes of a file, or of standard input for `-` or no file; `what` names it in the error.
-    static func read(_ path: String?, what: String = "body") throws -> [UInt8] {
+    /// More than `maximumBytes` is refused as soon as it is seen (`InputTooLarge`): a regular
+    /// file by its size before reading, anything else (a pipe, a device) once that many bytes
+    /// and one more have been read.
+    static func read(_ path: String?, what: String = "body", maximumBytes: Int = defaultMaximumBytes) throws -> [UInt8] {
         let descriptor = try open(path, what: what)
         defer { if descriptor != 0 { close(descriptor) } }
-        guard let bytes = readToEnd(descriptor) else {
-            throw ValidationError("cannot read the \(what) \(descriptor == 0 ? "from standard input" : "file '\(path ?? "")'")")
-        }
-        return bytes
+        let source = describe(descriptor, path: path)
+        return try readToEnd(descriptor, maximumBytes: maximumBytes).bytes(what: what, source: source, maximumBytes: maximumBytes)
     }
 
-    /// Starts `read(_:what:)` on another thread and returns at once: the body is read while the
-    /// caller loads the schema and plugins. The result (or the reading error) waits in `value()`.
-    static func readInBackground(_ path: String?, what: String = "body") -> BackgroundRead {
+    /// Where `descriptor` reads from, for messages: `standard input` or `file 'path'`.
+    static func describe(_ descriptor: Int32, path: String?) -> String {
+        descriptor == 0 ? "standard input" : "file '\(path ?? "")'"
+    }
+
+    /// A body over the limit, with how much of it was read before it was refused.
+    struct InputTooLarge: Error, CustomStringConvertible {
+        var what: String
+        var source: String
+        var maximumBytes: Int
+        /// A regular file's size, known before reading.
+        var fileSize: Int?
+        var bytesRead: Int
+
+        var description: String {
+            let found = fileSize.map { "is \($0) bytes" } ?? "goes on past that"
+            return "the \(what) (\(source)) is larger than \(maximumBytes) bytes, the most --max-body allows: it \(found); "
+                + "reading stopped after \(bytesRead) bytes"
+        }
+    }
+
+    /// Starts reading `descriptor` on another thread and returns at once: the body is read while
+    /// the caller loads the schema and plugins. Reads to the end, or to `limit` bytes and one more
+    /// (which tells that there is more); the result waits in `value()`.
+    static func readInBackground(_ descriptor: Int32, limit: Int) -> BackgroundRead {
         let read = BackgroundRead()
-        Thread.detachNewThread { read.finish(Result { try CommandInput.read(path, what: what) }) }
+        Thread.detachNewThread { read.finish(readToEnd(descriptor, maximumBytes: limit)) }
         return read
     }
 
-    /// The bytes a background `read` gives, once it has finished.
+    /// The bytes a background read gives, once it has finished.
     final class BackgroundRead: @unchecked Sendable {
         private let done = DispatchSemaphore(value: 0)
         /// Written once by the reading thread before `done` is signalled, read after waiting on it.
-        private var result: Result<[UInt8], any Error>?
+        private var result: ReadOutcome?
 
-        fileprivate func finish(_ result: Result<[UInt8], any Error>) {
+        fileprivate func finish(_ result: ReadOutcome) {
             self.result = result
             done.signal()
         }
 
-        /// Waits for the read to finish; its bytes, or its error.
-        func value() throws -> [UInt8] {
+        /// Waits for the read to finish.
+        func value() -> ReadOutcome {
             done.wait()
             done.signal()   // a later call does not wait again
-            return try result!.get()
+            return result!
         }
     }
 
@@ -70,16 +96,67 @@ enum CommandInput {
         return descriptor
     }
 
-    /// Everything a descriptor gives until its end, read straight into arrays: a regular file in
-    /// one piece of its size, a pipe in pieces that double. `nil` when reading fails.
-    private static func readToEnd(_ descriptor: Int32) -> [UInt8]? {
+    /// The size of a regular file open at `descriptor`; `nil` for a pipe, a terminal or a device.
+    static func regularFileSize(_ descriptor: Int32) -> Int? {
         var status = stat()
-        var pieceSize = 1 << 16
-        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
-            pieceSize = max(pieceSize, Int(status.st_size) + 1) // + 1: the read that finds the end
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+
+    /// What `readToEnd` found.
+    enum ReadOutcome {
+        /// Everything, to the end.
+        case read([UInt8])
+        case failed
+        /// More than the limit: `read` holds the first `limit + 1` bytes (none for a regular file
+        /// refused by its size, `fileSize`).
+        case tooLarge(fileSize: Int?, read: Pieces)
+    }
+
+    /// Bytes read in pieces, joined only when asked: a body refused for its size is never
+    /// copied into one array, so reading it holds its size once, not twice.
+    struct Pieces {
+        private(set) var pieces: [[UInt8]] = []
+        private(set) var count = 0
+
+        init(_ bytes: [UInt8] = []) {
+            if !bytes.isEmpty { append(bytes) }
         }
-        var bytes: [UInt8] = []
+
+        mutating func append(_ piece: [UInt8]) {
+            pieces.append(piece)
+            count += piece.count
+        }
+
+        /// The pieces as one array (the only piece itself when there is one).
+        func joined() -> [UInt8] {
+            if pieces.count <= 1 { return pieces.first ?? [] }
+            return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                for piece in pieces {
+                    piece.withUnsafeBufferPointer { source in
+                        (buffer.baseAddress! + initialized).update(from: source.baseAddress!, count: source.count)
+                    }
+                    initialized += piece.count
+                }
+            }
+        }
+    }
+
+    /// Everything a descriptor gives until its end after `initial` (bytes already read from it),
+    /// read straight into arrays: a regular file in one piece of its size, a pipe in pieces that
+    /// double, never more than `maximumBytes + 1` in all.
+    static func readToEnd(_ descriptor: Int32, after initial: [UInt8] = [], maximumBytes: Int) -> ReadOutcome {
+        var pieceSize = 1 << 16
+        if initial.isEmpty, let size = regularFileSize(descriptor) {
+            if size > maximumBytes { return .tooLarge(fileSize: size, read: Pieces()) }
+            pieceSize = max(pieceSize, size + 1) // + 1: the read that finds the end
+        }
+        var bytes = Pieces(initial)
+        if bytes.count > maximumBytes { return .tooLarge(fileSize: nil, read: bytes) }
+        if !initial.isEmpty { pieceSize = max(pieceSize, initial.count) }
         while true {
+            // The byte past the limit is read to tell "exactly the limit" from "more".
+            pieceSize = min(pieceSize, maximumBytes + 1 - bytes.count)
             var failed = false
             let piece = [UInt8](unsafeUninitializedCapacity: pieceSize) { buffer, initialized in
                 HugePages.advise(buffer.baseAddress!, byteCount: buffer.count)
@@ -95,10 +172,24 @@ enum CommandInput {
                     }
                 }
             }
-            if failed { return nil }
-            if bytes.isEmpty { bytes = piece } else { bytes += piece }
-            if piece.count < pieceSize { return bytes }
+            if failed { return .failed }
+            bytes.append(piece)
+            if bytes.count > maximumBytes { return .tooLarge(fileSize: nil, read: bytes) }
+            if piece.count < pieceSize { return .read(bytes.joined()) }
             pieceSize = bytes.count
+        }
+    }
+}
+
+extension CommandInput.ReadOutcome {
+    /// The bytes read to the end; a reading failure or a body over `maximumBytes` is thrown.
+    func bytes(what: String, source: String, maximumBytes: Int) throws -> [UInt8] {
+        switch self {
+        case .read(let bytes): return bytes
+        case .failed: throw ValidationError("cannot read the \(what) (\(source))")
+        case .tooLarge(let fileSize, let read):
+            throw CommandInput.InputTooLarge(what: what, source: source, maximumBytes: maximumBytes, fileSize: fileSize,
+                                             bytesRead: read.count)
         }
     }
 }

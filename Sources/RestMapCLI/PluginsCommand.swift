@@ -9,8 +9,11 @@ struct PluginsCommand: ParsableCommand {
         commandName: "plugins",
         abstract: "List the plugins found on the plugin search path, with their transformers.",
         discussion: """
-            Example:
-              restmap plugins --plugin-path /usr/local/lib/restmap/plugins
+            --plugin-path FOLDER adds a folder of plugin libraries to the search path.
+
+            Examples (run from the repository's root):
+              restmap plugins
+              restmap plugins --schema Schemas/stashboard.yaml
             """)
 
     @OptionGroup var plugins: PluginOptions

@@ -10,8 +10,8 @@ struct SchemaCommand: ParsableCommand {
             --json-schema prints the JSON Schema that editors use to complete and check schema files \
             (Schemas/restmap.schema.json is a copy: swift run restmap schema --json-schema > Schemas/restmap.schema.json).
 
-            Example:
-              restmap schema --json-schema > restmap.schema.json
+            Example (redirect it to a file such as restmap.schema.json to keep it):
+              restmap schema --json-schema
             """
     )
 

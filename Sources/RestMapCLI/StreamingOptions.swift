@@ -13,8 +13,26 @@ struct StreamingOptions: ParsableArguments {
         "Input format: json, or ndjson (one response body per line, or with --entity one representation per line; streamed)."))
     var input: InputFormat = .json
 
-    @Flag(name: .long, help: "Map the body's array (at the matched descriptor's key path) element by element in bounded memory.")
+    @Flag(name: .long, help: "Map the body's array (at the matched descriptor's key path) element by element in bounded memory, whatever its size.")
     var stream = false
+
+    @Flag(name: .customLong("no-stream"), help: "Map the body whole, however large (a large body streams by default when the schema allows).")
+    var noStream = false
+
+    /// The environment variable setting the size above which a body streams by default.
+    static let thresholdVariable = "RESTMAP_STREAM_THRESHOLD"
+    /// The size above which a body streams by default: 64 MiB (mapped whole, such a body takes
+    /// about twice its size in memory; streamed, a few megabytes).
+    static let defaultThreshold = 64 << 20
+
+    /// The size in bytes above which a body streams by default: `RESTMAP_STREAM_THRESHOLD`, or 64 MiB.
+    static func threshold() throws -> Int {
+        guard let text = ProcessInfo.processInfo.environment[thresholdVariable] else { return defaultThreshold }
+        guard let bytes = Int(text), bytes >= 0 else {
+            throw ValidationError("\(thresholdVariable) takes a number of bytes, found '\(text)'")
+        }
+        return bytes
+    }
 
     @Option(name: .long, help: ArgumentHelp("With --input ndjson: each line is one representation of this entity.", valueName: "entity"))
     var entity: String?
@@ -30,6 +48,7 @@ struct StreamingOptions: ParsableArguments {
     func validate() throws {
         if entity != nil, input != .ndjson { throw ValidationError("--entity needs --input ndjson") }
         if watch, input != .ndjson { throw ValidationError("--watch needs --input ndjson") }
+        if noStream, isStreaming { throw ValidationError("--no-stream maps the body whole: it cannot go with --stream or --input ndjson") }
     }
 
     var streamInput: StreamInput {
@@ -42,8 +61,9 @@ struct StreamingOptions: ParsableArguments {
 }
 
 extension MapCommand {
-    /// Maps the body as a stream, writing records as their batch is mapped.
-    func mapStream(with mapper: Mapper) throws {
+    /// Maps the body as a stream, writing records as their batch is mapped: from `descriptor` after
+    /// `prefix` (bytes already read from it), or from the body the arguments name.
+    func mapStream(with mapper: Mapper, descriptor given: Int32? = nil, prefix: [UInt8] = []) throws {
         let format: StreamOutputFormat
         switch output.format {
         case .json: format = .json
@@ -52,26 +72,67 @@ extension MapCommand {
         }
         if output.pretty { throw ValidationError("--pretty is not available when streaming") }
         if strict { throw ValidationError("--strict is not available when streaming: records are written before later ones fail") }
-        let descriptor = try CommandInput.open(body)
-        defer { if descriptor != 0 { close(descriptor) } }
+        let descriptor = try given ?? CommandInput.open(body)
+        defer { if given == nil, descriptor != 0 { close(descriptor) } }
         if streaming.watch {
             guard format == .ndjson else { throw ValidationError("--watch writes records line by line: add --format ndjson") }
             return try mapWatching(descriptor: descriptor)
         }
         var failed = false
         do {
-            try mapper.mapStream(try response(body: []), from: FileDescriptorSource(descriptor: descriptor),
-                                 options: StreamOptions(input: streaming.streamInput, format: format, jobs: streaming.jobs,
-                                                        keepsRecords: false)) { batch in
+            let source = BodySource(prefix: prefix, descriptor: descriptor, maximumBytes: maxBody)
+            let options = StreamOptions(input: streaming.streamInput, format: format, jobs: streaming.jobs, keepsRecords: false,
+                                        maximumElementBytes: maxBody ?? CommandInput.defaultMaximumBytes)
+            try mapper.mapStream(try response(body: []), from: source, options: options) { batch in
                 Terminal.write(batch.output)
                 for error in batch.errors { Terminal.error("restmap: record failed: \(error)\n") }
                 failed = failed || !batch.errors.isEmpty
             }
         } catch {
-            Terminal.error("restmap: \(error)\n")
+            if case .mapping(let failure)? = error as? StreamingFailure {
+                Terminal.error("restmap: \(Self.explain(failure, schema: mapper.schema))\n")
+            } else {
+                Terminal.error("restmap: \(error)\n")
+            }
             throw ExitCode.failure
         }
         if failed { throw ExitCode.failure }
+    }
+}
+
+/// A streamed body: bytes already read from a descriptor, then the rest of it; more than
+/// `maximumBytes` in all (when given) ends the stream with an error as soon as it is read.
+struct BodySource: JSONByteSource {
+    private let prefix: [UInt8]
+    private var prefixPosition = 0
+    private var rest: FileDescriptorSource
+    private let maximumBytes: Int?
+    private var bytesRead = 0
+
+    init(prefix: [UInt8], descriptor: Int32, maximumBytes: Int?) {
+        self.prefix = prefix
+        self.rest = FileDescriptorSource(descriptor: descriptor)
+        self.maximumBytes = maximumBytes
+    }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int {
+        // One byte past the limit is read to tell "exactly the limit" from "more".
+        let room = maximumBytes.map { min(buffer.count, $0 + 1 - bytesRead) } ?? buffer.count
+        let target = UnsafeMutableRawBufferPointer(rebasing: buffer[..<room])
+        let count: Int
+        if prefixPosition < prefix.count {
+            count = min(target.count, prefix.count - prefixPosition)
+            prefix.withUnsafeBytes { target.baseAddress?.copyMemory(from: $0.baseAddress! + prefixPosition, byteCount: count) }
+            prefixPosition += count
+        } else {
+            count = try rest.read(into: target)
+        }
+        bytesRead += count
+        if let maximumBytes, bytesRead > maximumBytes {
+            throw JSONStreamError(message: "the body is larger than \(maximumBytes) bytes, the most --max-body allows: "
+                                    + "reading stopped after \(bytesRead) bytes", offset: maximumBytes, element: nil, isMalformed: false)
+        }
+        return count
     }
 }
 

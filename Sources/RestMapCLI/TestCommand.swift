@@ -13,9 +13,11 @@ struct TestCommand: ParsableCommand {
             found Y at the expectation that failed, then a summary on standard error. FILE may be a pattern \
             (quote it). Exits 1 when any case fails, 2 for a usage problem.
 
-            Example:
+            The JUnit report prints on standard output: redirect it to a file to keep it.
+
+            Examples (run from the repository's root):
               restmap test 'Schemas/tests/*.yaml'
-              restmap test --format junit Schemas/tests/tasks.yaml > report.xml
+              restmap test --format junit Schemas/tests/tasks.yaml
             """
     )
 

@@ -19,9 +19,10 @@ struct ValidateCommand: ParsableCommand {
             then a summary line on standard error. FILE may be a pattern with * ? [ ] (quote it to \
             let restmap expand it). Exits 1 when any file has an error, 2 for a usage problem.
 
-            Example:
+            Examples (run from the repository's root):
               restmap validate 'Schemas/*.yaml'
-              restmap validate api.yaml --sample task_list.json --path /task_list
+              restmap validate Schemas/tasks.yaml --path /task_list \\
+                --sample Samples/tasks/task_list.json
             """
     )
 

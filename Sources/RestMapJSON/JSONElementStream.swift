@@ -27,7 +27,8 @@ public struct FileDescriptorSource: JSONByteSource {
             #endif
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw JSONStreamError(message: "cannot read the input: \(String(cString: strerror(errno)))", offset: 0, element: nil)
+            throw JSONStreamError(message: "cannot read the input: \(String(cString: strerror(errno)))", offset: 0, element: nil,
+                                  isMalformed: false)
         }
     }
 }
@@ -59,9 +60,19 @@ public struct JSONStreamError: Error, Sendable, Equatable, CustomStringConvertib
     public var offset: Int
     /// The index of the element being read, when one was.
     public var element: Int?
+    /// Whether the input is malformed (`false`: it could not be read, or an element is over the size limit).
+    public var isMalformed = true
+
+    public init(message: String, offset: Int, element: Int?, isMalformed: Bool = true) {
+        self.message = message
+        self.offset = offset
+        self.element = element
+        self.isMalformed = isMalformed
+    }
 
     public var description: String {
-        "malformed JSON at byte \(offset)\(element.map { " (element \($0))" } ?? ""): \(message)"
+        let place = "byte \(offset)\(element.map { " (element \($0))" } ?? "")"
+        return isMalformed ? "malformed JSON at \(place): \(message)" : "\(message) (at \(place))"
     }
 }
 
@@ -122,11 +133,18 @@ public struct JSONElementStream<Source: JSONByteSource> {
     private var nextIndex = 0
     private var lineNumber = 1
     private var pendingFailure: JSONStreamError?
+    /// The most bytes one element (or line) may have; a longer one ends the stream with an error
+    /// as soon as that many bytes of it are read, instead of growing the buffer without end.
+    private let maximumElementBytes: Int
 
-    public init(source: Source, layout: JSONStreamLayout, bufferSize: Int = 1 << 20) {
+    /// - Parameter maximumElementBytes: the largest element (or line) held; at most
+    ///   `JSONDocument.maximumByteCount`, which is also the default (no larger element parses).
+    public init(source: Source, layout: JSONStreamLayout, bufferSize: Int = 1 << 20,
+                maximumElementBytes: Int = JSONDocument.maximumByteCount) {
         self.source = source
         self.layout = layout
-        self.buffer = [UInt8](repeating: 0, count: max(bufferSize, 64))
+        self.maximumElementBytes = min(max(maximumElementBytes, 1), JSONDocument.maximumByteCount)
+        self.buffer = [UInt8](repeating: 0, count: max(min(bufferSize, self.maximumElementBytes + 1), 64))
     }
 
     /// Splits bytes already in memory, reading them in place instead of copying them into a read
@@ -134,6 +152,7 @@ public struct JSONElementStream<Source: JSONByteSource> {
     public init(bytes: [UInt8], layout: JSONStreamLayout) where Source == InMemorySource {
         self.source = InMemorySource([])
         self.layout = layout
+        self.maximumElementBytes = JSONDocument.maximumByteCount
         // Never empty, so the scans always have a base address; nothing is read past `filled`.
         self.buffer = bytes.isEmpty ? [0] : bytes
         self.filled = bytes.count
@@ -225,6 +244,12 @@ public struct JSONElementStream<Source: JSONByteSource> {
         while true {
             switch state {
             case .start:
+                // An empty body (or only whitespace) has no elements, as it maps to no records whole.
+                try skipWhitespace()
+                if position >= filled, atEnd {
+                    state = .finished
+                    continue
+                }
                 try enterArray(keys: keys)
                 state = .inArray(expectingElement: false)
             case .inArray(let expectingElement):
@@ -416,7 +441,15 @@ public struct JSONElementStream<Source: JSONByteSource> {
             position = 0
             bufferOffset += shift
         }
-        if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+        if filled == buffer.count {
+            // The unread bytes fill the buffer: one element (or line) has all of them.
+            guard filled <= maximumElementBytes else {
+                throw JSONStreamError(message: "an element (or line) is larger than \(maximumElementBytes) bytes, the most one may have; "
+                                        + "reading stopped after \(bufferOffset + filled) bytes of input",
+                                      offset: bufferOffset, element: nextIndex, isMalformed: false)
+            }
+            buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maximumElementBytes + 1 - buffer.count)))
+        }
         var failure: JSONStreamError?
         let count = buffer.withUnsafeMutableBytes { bytes in
             do throws(JSONStreamError) { return try source.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...])) } catch {

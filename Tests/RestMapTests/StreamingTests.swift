@@ -167,7 +167,7 @@ struct StreamingTests {
             #expect(streamed.output == #"[{"$entity":"Repo","id":1,"index":0,"owner":{"$entity":"Owner","login":"ann","site":"a"}},{"$entity":"Repo","id":3,"index":2}]"# + "\n")
             #expect(streamed.errors.count == 1)
             #expect(streamed.errors.first?.contains("[1]: a record of entity 'Owner' with identification \"ann\" differs") == true)
-            #expect(streamed.errors.first?.contains("without --stream") == true)
+            #expect(streamed.errors.first?.contains("--no-stream") == true)
             let lines = try stream(body, format: .ndjson, batchBytes: batchBytes)
             #expect(lines.output.split(separator: "\n").count == 2)
             #expect(lines.output.hasSuffix(#""id":3,"index":2}"# + "\n"))

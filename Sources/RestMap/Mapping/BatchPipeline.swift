@@ -14,15 +14,25 @@ final class BatchPipeline<Batch: Sendable, Output: Sendable>: @unchecked Sendabl
     private var queued: [(sequence: Int, batch: Batch)] = []
     private var mapped: [Int: Output] = [:]
     private var closed = false
-    private var running: Int
-    private let inFlightLimit: Int
+    private var running = 0
+    // Set by `init` once the threads are started and read by `run` only, on the calling thread.
+    /// `2 ×` the threads that started.
+    private var inFlightLimit = 2
+    /// Maps on the calling thread when no thread could be started.
+    private var fallback: (worker: Mapper, work: @Sendable (Mapper, Batch) -> Output)?
 
     /// Starts one thread per worker; each turns a batch into an `Output` with `work`.
+    ///
+    /// A thread the system refuses to create (too many threads, no memory for its stack) is not
+    /// waited for: the threads that did start do the work, and when none did, `run` maps on the
+    /// calling thread.
     init(workers: [Mapper], work: @escaping @Sendable (Mapper, Batch) -> Output) {
-        running = workers.count
-        inFlightLimit = 2 * workers.count
+        var started = 0
         for worker in workers {
-            Thread { [self] in
+            condition.lock()
+            running += 1
+            condition.unlock()
+            let didStart = Self.startThread { [self] in
                 while let (sequence, batch) = nextQueued() {
                     let output = work(worker, batch)
                     condition.lock()
@@ -34,8 +44,34 @@ final class BatchPipeline<Batch: Sendable, Output: Sendable>: @unchecked Sendabl
                 running -= 1
                 condition.broadcast()
                 condition.unlock()
-            }.start()
+            }
+            if !didStart {
+                condition.lock()
+                running -= 1
+                condition.unlock()
+                break
+            }
+            started += 1
         }
+        inFlightLimit = 2 * max(started, 1)
+        fallback = started == 0 ? workers.first.map { ($0, work) } : nil
+    }
+
+    /// Starts a detached thread running `body`; `false` when the system refuses to create it.
+    /// (Foundation's `Thread.start()` ignores that refusal, and waiting for such a thread hangs.)
+    private static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { context in
+            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, context)
+        guard result == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
     }
 
     /// Takes batches from `next` until it gives `nil`, handing each batch's output to `take` in
@@ -43,6 +79,10 @@ final class BatchPipeline<Batch: Sendable, Output: Sendable>: @unchecked Sendabl
     /// before it are still taken, then it is thrown.
     func run<Failure: Error>(next: () throws(Failure) -> Batch?, take: (Output) -> Void) throws(Failure) {
         defer { close() }
+        if let fallback {
+            while let batch = try next() { take(fallback.work(fallback.worker, batch)) }
+            return
+        }
         var read = 0, taken = 0
         var endOfInput = false
         var failure: Failure?
@@ -114,4 +154,10 @@ final class BatchPipeline<Batch: Sendable, Output: Sendable>: @unchecked Sendabl
         // At most `2 × workers` batches are queued: removing the first is cheap.
         return queued.removeFirst()
     }
+}
+
+/// The closure a thread started by `BatchPipeline` runs.
+private final class ThreadBody: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }

@@ -36,10 +36,15 @@ public struct StreamOptions: Sendable {
     /// rendered output, and the records are let go on the thread that mapped them (with several
     /// jobs, freeing a batch's records on the calling thread held up its reading and writing).
     public var keepsRecords: Bool
+    /// The most bytes one element (or line) may have: a longer one ends the stream with an error
+    /// as soon as that many of its bytes are read (`StreamingFailure.malformed`, whose error is not
+    /// `isMalformed`). At most, and by default, `JSONDocument.maximumByteCount`.
+    public var maximumElementBytes: Int
 
     public init(input: StreamInput, format: StreamOutputFormat? = nil, jobs: Int = 1, batchBytes: Int = 1 << 20,
-                keepsRecords: Bool = true) {
+                keepsRecords: Bool = true, maximumElementBytes: Int = JSONDocument.maximumByteCount) {
         self.input = input
+        self.maximumElementBytes = maximumElementBytes
         self.format = format
         self.jobs = max(jobs, 1)
         self.batchBytes = max(batchBytes, 1)
@@ -102,7 +107,8 @@ extension Mapper {
     public func mapStream(_ request: Response, from source: some JSONByteSource, options: StreamOptions,
                           handle: (StreamedBatch) -> Void) throws(StreamingFailure) {
         let target = try streamTarget(for: request, input: options.input)
-        var stream = JSONElementStream(source: source, layout: target.layout, bufferSize: min(options.batchBytes, 1 << 20))
+        var stream = JSONElementStream(source: source, layout: target.layout, bufferSize: min(options.batchBytes, 1 << 20),
+                                       maximumElementBytes: options.maximumElementBytes)
         var emitter = StreamEmitter(plan: plan, format: options.format)
         var failure: StreamingFailure?
         if options.jobs == 1 {
@@ -133,6 +139,18 @@ extension Mapper {
         }
         handle(emitter.finish())
         if let failure { throw failure }
+    }
+
+    /// Why `mapStream(_:from:options:handle:)` would refuse `request` before reading anything
+    /// (the descriptor, the status, the media type, an entity reaching `connect` or `@root`);
+    /// `nil` when it can stream it. A conflict between elements is found only while streaming.
+    public func streamingRefusal(for request: Response, input: StreamInput = .array) -> StreamingFailure? {
+        do throws(StreamingFailure) {
+            _ = try streamTarget(for: request, input: input)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     // MARK: Target
@@ -394,7 +412,7 @@ struct StreamEmitter {
                     line: element.line,
                     message: "\(element.place)a record of entity '\(entity)' with identification \(Self.describe(conflict.key)) differs "
                         + "from one with the same identification in an earlier element; mapping the whole body would merge "
-                        + "them, so this element is left out: map the whole body (without --stream) to merge them"))
+                        + "them, so this element is left out: map the whole body (restmap map --no-stream) to merge them"))
                 leftOut.insert(index)
                 continue
             }
