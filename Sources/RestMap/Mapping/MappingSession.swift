@@ -150,9 +150,10 @@ final class MappingSession {
     }
 
     /// Maps one representation; `nil` when it was declined (dynamic `skip`), was `null` (no
-    /// representation, as RestKit skips `NSNull`) or failed (an error is recorded: a value that is
-    /// neither an object nor a scalar read with `@self` is a failed record naming where, and so is
-    /// a representation in which no attribute or relationship finds anything).
+    /// representation, as RestKit skips `NSNull`), was an empty object `{}` in which nothing is
+    /// found standing for a related record (it holds nothing), or failed (an error is recorded: a
+    /// value that is neither an object nor a scalar read with `@self` is a failed record naming
+    /// where, and so is a representation in which no attribute or relationship finds anything).
     func map(_ node: JSONNode, entity requested: Int, collectionIndex: Int?, injected: [(slot: Int, value: Value)] = []) -> Int? {
         if node.isNull { return nil }
         if node.kind == .array {
@@ -223,6 +224,10 @@ final class MappingSession {
             }
         }
         if !mappable, !entityPlan.relationships.contains(where: { finds($0, in: node) }) {
+            // An empty object holds nothing: standing for a related record (a to-one value, an
+            // element of a to-many), it is no record and no error, as `null` is. At the root a
+            // descriptor asked for representations, so there it is still reported.
+            if depth > 0, node.kind == .object, node.count == 0 { return nil }
             let keys = node.keys
             fail("no mappable values found for any of the attributes or relationships; "
                  + (keys.isEmpty ? "the representation has no keys" : "the representation's keys are: " + keys.joined(separator: ", ")),
