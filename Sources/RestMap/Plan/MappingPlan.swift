@@ -153,9 +153,11 @@ final class EntityPlan: Sendable {
         assignsDefaultsForMissingAttributes = entity.assignsDefaultsForMissingAttributes
         assignsNilForMissingRelationships = entity.assignsNilForMissingRelationships
         var keys: [String] = []
+        var keyIndices: [String: Int] = [:]
         memberKeyIndices = attributes.map { attribute in
             guard let key = attribute.singleKey else { return -1 }
-            if let known = keys.firstIndex(of: key) { return known }
+            if let known = keyIndices[key] { return known }
+            keyIndices[key] = keys.count
             keys.append(key)
             return keys.count - 1
         }
