@@ -43,6 +43,10 @@ final class Coercer: Sendable {
                 return .number(try Self.convert(number: node.number!.text, to: type) { $0.double() })
             }
             return value
+        case (.any, .array), (.any, .object):
+            // The value as it is, unless a number in it is one a double cannot hold (it would be null).
+            try Self.checkNumbers(in: node, type: type)
+            return Value(json: node)
         case (.string, .string), (.any, .string):
             return .string(node.stringValue!)
         case (.date, .string):
@@ -189,6 +193,30 @@ final class Coercer: Sendable {
         switch read(number) {
         case .success(let value): return value
         case .failure(let problem): throw mismatch(.string(string), type, problem)
+        }
+    }
+
+    /// Fails when a number in a container, at any depth, is one a double cannot hold (`1e400`),
+    /// naming where (`element 2`, `member "x"`).
+    private static func checkNumbers(in node: JSONNode, type: AttributeType) throws(CoercionError) {
+        switch node.kind {
+        case .number:
+            let double = node.number!.double
+            if !double.isFinite || double == 0 { _ = try convert(number: node.number!.text, to: .number) { $0.double() } }
+        case .array:
+            for (index, element) in node.elements.enumerated() where element.kind == .number || element.count > 0 {
+                do { try checkNumbers(in: element, type: type) } catch {
+                    throw CoercionError(message: "element \(index): \(error.message)")
+                }
+            }
+        case .object:
+            for member in node.members where member.value.kind == .number || member.value.count > 0 {
+                do { try checkNumbers(in: member.value, type: type) } catch {
+                    throw CoercionError(message: "member \"\(member.key)\": \(error.message)")
+                }
+            }
+        default:
+            return
         }
     }
 
