@@ -18,6 +18,13 @@ package final class JSONKeySet: @unchecked Sendable {
     /// Key indices ordered by length: those of length `n` are `byLength[lengthStarts[n]..<lengthStarts[n + 1]]`.
     private let byLength: UnsafeMutableBufferPointer<Int>
     private let lengthStarts: UnsafeMutableBufferPointer<Int>
+    /// An open-addressing hash table of key index + 1 (0: an empty slot), for lengths that more
+    /// than `linearLookupLimit` keys share; empty when none do. Its size is a power of two.
+    private let table: UnsafeMutableBufferPointer<Int>
+
+    /// The most keys of one length compared one by one; more are looked up in `table`, so a set
+    /// of many keys (an entity of 100,000 attributes) is searched in constant time, not linear.
+    static let linearLookupLimit = 16
 
     /// The number of keys.
     package let count: Int
@@ -43,9 +50,26 @@ package final class JSONKeySet: @unchecked Sendable {
         let ordered = utf8.indices.sorted { (utf8[$0].count, $0) < (utf8[$1].count, $1) }
         for (position, index) in ordered.enumerated() { byLength[position] = index }
         var position = 0
+        var largestShare = 0
         for length in 0...(longest + 1) {
             while position < ordered.count, utf8[ordered[position]].count < length { position += 1 }
             lengthStarts[length] = position
+            if length > 0 { largestShare = max(largestShare, position - lengthStarts[length - 1]) }
+        }
+        if largestShare > Self.linearLookupLimit {
+            var size = 16
+            while size < 2 * keys.count { size <<= 1 }
+            let slots = UnsafeMutableBufferPointer<Int>.allocate(capacity: size)
+            slots.initialize(repeating: 0)
+            for (index, key) in utf8.enumerated() {
+                var slot = Self.hash(key) & (size - 1)
+                // A key given twice keeps its first index.
+                while slots[slot] != 0, utf8[slots[slot] - 1] != key { slot = (slot + 1) & (size - 1) }
+                if slots[slot] == 0 { slots[slot] = index + 1 }
+            }
+            table = slots
+        } else {
+            table = .allocate(capacity: 0)
         }
     }
 
@@ -54,6 +78,24 @@ package final class JSONKeySet: @unchecked Sendable {
         starts.deallocate()
         byLength.deallocate()
         lengthStarts.deallocate()
+        table.deallocate()
+    }
+
+    /// FNV-1a of a key's bytes.
+    @inline(__always)
+    private static func hash(_ bytes: some Sequence<UInt8>) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: hash ^ (hash >> 32))
+    }
+
+    /// Whether key `key` is `candidate`.
+    @inline(__always)
+    private func key(_ key: Int, equals candidate: UnsafeBufferPointer<UInt8>) -> Bool {
+        let length = candidate.count
+        guard starts[key + 1] - starts[key] == length else { return false }
+        // Total: a key of `length` > 0 bytes has its bytes in `text`, and so has `candidate`.
+        return length == 0 || memcmp(text.baseAddress! + starts[key], candidate.baseAddress!, length) == 0
     }
 
     /// The index of the first key equal to `candidate`, or `nil`.
@@ -61,6 +103,15 @@ package final class JSONKeySet: @unchecked Sendable {
     func index(of candidate: UnsafeBufferPointer<UInt8>) -> Int? {
         let length = candidate.count
         guard length + 1 < lengthStarts.count else { return nil }
+        if lengthStarts[length + 1] - lengthStarts[length] > Self.linearLookupLimit {
+            let mask = table.count - 1
+            var slot = Self.hash(candidate) & mask
+            while table[slot] != 0 {
+                if key(table[slot] - 1, equals: candidate) { return table[slot] - 1 }
+                slot = (slot + 1) & mask
+            }
+            return nil
+        }
         for position in lengthStarts[length]..<lengthStarts[length + 1] {
             let key = byLength[position]
             // Total: a key of `length` > 0 bytes has its bytes in `text`, and so has `candidate`.

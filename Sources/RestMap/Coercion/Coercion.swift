@@ -27,15 +27,26 @@ final class Coercer: Sendable {
         case (_, .null):
             return .null
         case (.decimal, .number):
-            let number = node.number!
-            guard let decimal = Decimal(string: number.text, locale: posix) else {
-                throw CoercionError(message: "number \(number.text) is out of the decimal range")
-            }
-            return .decimal(decimal)
+            return .decimal(try Self.convert(number: node.number!.text, to: type) { $0.decimal() })
         case (.integer, .number):
             let number = node.number!
             if let exact = number.int64 { return .integer(exact) }
-            return try coerce(Value(json: node), to: type)
+            return .integer(try Self.convert(number: number.text, to: type) { $0.integer() })
+        case (.number, .number):
+            let double = node.number!.double
+            // 0 and infinity may be a lexeme a double cannot hold (1e-400, 1e400): then say so.
+            if double.isFinite, double != 0 { return .number(double) }
+            return .number(try Self.convert(number: node.number!.text, to: type) { $0.double() })
+        case (.any, .number):
+            let value = Value(json: node)
+            if case .number(let double) = value, !double.isFinite || double == 0 {
+                return .number(try Self.convert(number: node.number!.text, to: type) { $0.double() })
+            }
+            return value
+        case (.any, .array), (.any, .object):
+            // The value as it is, unless a number in it is one a double cannot hold (it would be null).
+            try Self.checkNumbers(in: node, type: type)
+            return Value(json: node)
         case (.string, .string), (.any, .string):
             return .string(node.stringValue!)
         case (.date, .string):
@@ -85,37 +96,34 @@ final class Coercer: Sendable {
                 guard number.rounded() == number, let exact = Int64(exactly: number) else { throw mismatch(value, type) }
                 return .integer(exact)
             case .decimal(let decimal):
-                guard let exact = Int64(exactly: NSDecimalNumber(decimal: decimal).doubleValue),
-                      Decimal(exact) == decimal else { throw mismatch(value, type) }
+                guard decimal == decimal.rounded0, let exact = Int64(decimal.description) else { throw mismatch(value, type) }
                 return .integer(exact)
             case .string(let string):
-                let trimmed = string.trimmingCharacters(in: .whitespaces)
-                if let exact = Int64(trimmed) { return .integer(exact) }
-                if let decimal = Decimal(string: trimmed, locale: posix), decimal == decimal.rounded0,
-                   let exact = Int64(decimal.description) { return .integer(exact) }
-                throw mismatch(value, type)
+                return .integer(try convert(string, to: type) { $0.integer() })
             default: throw mismatch(value, type)
             }
         case .number:
             switch value {
-            case .number: return value
+            case .number(let number):
+                guard number.isFinite else { throw mismatch(value, type, NumberProblem.outOfDoubleRange) }
+                return value
             case .integer(let integer): return .number(Double(integer))
             case .decimal(let decimal): return .number(NSDecimalNumber(decimal: decimal).doubleValue)
             case .bool(let bool): return .number(bool ? 1 : 0)
             case .string(let string):
-                guard let number = Double(string.trimmingCharacters(in: .whitespaces)), number.isFinite else { throw mismatch(value, type) }
-                return .number(number)
+                return .number(try convert(string, to: type) { $0.double() })
             default: throw mismatch(value, type)
             }
         case .decimal:
             switch value {
             case .decimal: return value
             case .integer(let integer): return .decimal(Decimal(integer))
-            case .number(let number): return .decimal(Decimal(string: Self.text(of: number), locale: posix) ?? Decimal(number))
+            case .number(let number):
+                // The double's shortest text, so 0.1 is 0.1 (not 0.1000000000000000055511151231257827).
+                guard number.isFinite else { throw mismatch(value, type, NumberProblem.outOfDecimalRange) }
+                return .decimal(try Self.convert(number: Self.text(of: number), to: type) { $0.decimal() })
             case .string(let string):
-                guard let decimal = Decimal(string: string.trimmingCharacters(in: .whitespaces), locale: posix),
-                      Self.isNumeric(string) else { throw mismatch(value, type) }
-                return .decimal(decimal)
+                return .decimal(try convert(string, to: type) { $0.decimal() })
             default: throw mismatch(value, type)
             }
         case .boolean:
@@ -123,7 +131,7 @@ final class Coercer: Sendable {
             case .bool: return value
             case .integer(let integer) where integer == 0 || integer == 1: return .bool(integer == 1)
             case .string(let string):
-                switch string.trimmingCharacters(in: .whitespaces).lowercased() {
+                switch string.trimmingCharacters(in: Self.whitespace).lowercased() {
                 case "true", "t", "yes", "y", "1": return .bool(true)
                 case "false", "f", "no", "n", "0": return .bool(false)
                 default: throw mismatch(value, type)
@@ -174,14 +182,59 @@ final class Coercer: Sendable {
         return parsed
     }
 
-    private func mismatch(_ value: Value, _ type: AttributeType) -> CoercionError {
-        CoercionError(message: "cannot convert \(value.kindName) \(ValueText.short(value)) to \(type)")
+    private func mismatch(_ value: Value, _ type: AttributeType, _ problem: NumberProblem? = nil) -> CoercionError {
+        CoercionError(message: "cannot convert \(value.kindName) \(ValueText.short(value)) to \(type)" + (problem.map { ": " + $0.reason } ?? ""))
     }
 
-    static func isNumeric(_ string: String) -> Bool {
-        let trimmed = string.trimmingCharacters(in: .whitespaces)
-        return !trimmed.isEmpty && Double(trimmed) != nil
+    /// A string read as a number by `read` (`NumberText`): the whole string must be one number.
+    private func convert<Number>(_ string: String, to type: AttributeType,
+                                 _ read: (NumberText) -> Result<Number, NumberProblem>) throws(CoercionError) -> Number {
+        guard let number = NumberText(string) else { throw mismatch(.string(string), type) }
+        switch read(number) {
+        case .success(let value): return value
+        case .failure(let problem): throw mismatch(.string(string), type, problem)
+        }
     }
+
+    /// Fails when a number in a container, at any depth, is one a double cannot hold (`1e400`),
+    /// naming where (`element 2`, `member "x"`).
+    private static func checkNumbers(in node: JSONNode, type: AttributeType) throws(CoercionError) {
+        switch node.kind {
+        case .number:
+            let double = node.number!.double
+            if !double.isFinite || double == 0 { _ = try convert(number: node.number!.text, to: .number) { $0.double() } }
+        case .array:
+            for (index, element) in node.elements.enumerated() where element.kind == .number || element.count > 0 {
+                do { try checkNumbers(in: element, type: type) } catch {
+                    throw CoercionError(message: "element \(index): \(error.message)")
+                }
+            }
+        case .object:
+            for member in node.members where member.value.kind == .number || member.value.count > 0 {
+                do { try checkNumbers(in: member.value, type: type) } catch {
+                    throw CoercionError(message: "member \"\(member.key)\": \(error.message)")
+                }
+            }
+        default:
+            return
+        }
+    }
+
+    /// A number's text (a JSON lexeme, a double's shortest form) read by `read`.
+    private static func convert<Number>(number text: String, to type: AttributeType,
+                                        _ read: (NumberText) -> Result<Number, NumberProblem>) throws(CoercionError) -> Number {
+        guard let number = NumberText(text) else {
+            throw CoercionError(message: "cannot convert number \(NumberText.short(text)) to \(type)")
+        }
+        switch read(number) {
+        case .success(let value): return value
+        case .failure(let problem):
+            throw CoercionError(message: "cannot convert number \(NumberText.short(text)) to \(type): \(problem.reason)")
+        }
+    }
+
+    /// The whitespace ignored around a number or boolean in a string: ASCII spaces, tabs and line breaks.
+    static let whitespace = CharacterSet(charactersIn: " \t\n\r\u{0B}\u{0C}")
 
     /// A double as text: shortest round-trip form, integral values without ".0".
     static func text(of number: Double) -> String {
@@ -209,10 +262,12 @@ extension Decimal {
 enum ValueText {
     static func short(_ value: Value) -> String {
         switch value {
-        case .string(let string): return "\"\(string.count > 40 ? String(string.prefix(40)) + "…" : string)\""
+        case .string(let string):
+            return string.utf8.count > 40 && string.count > 40
+                ? "\"\(string.prefix(40))…\" (\(string.count) characters)" : "\"\(string)\""
         case .integer(let integer): return String(integer)
         case .number(let number): return Coercer.text(of: number)
-        case .decimal(let decimal): return decimal.description
+        case .decimal(let decimal): return NumberText.short(decimal.description)
         case .bool(let bool): return bool ? "true" : "false"
         case .null: return "null"
         case .date(let date): return Coercer.iso8601(date)

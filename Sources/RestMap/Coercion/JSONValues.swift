@@ -8,8 +8,9 @@ enum JSONValues {
         switch value {
         case .integer(let integer): return Decimal(integer)
         case .decimal(let decimal): return decimal
-        case .number(let number): return Decimal(string: Coercer.text(of: number), locale: posix)
-        case .string(let string): return Coercer.isNumeric(string) ? Decimal(string: string, locale: posix) : nil
+        case .number(let number): return number.isFinite ? Decimal(string: Coercer.text(of: number), locale: posix) : nil
+        // A string counts when all of it is one number (`NumberText`): `"99 bottles"` does not.
+        case .string(let string): return NumberText(string).flatMap { try? $0.decimal().get() }
         case .bool(let bool): return bool ? 1 : 0
         default: return nil
         }

@@ -162,6 +162,12 @@ struct Coverage {
         hits[entity] = counts
         for relationship in entityPlan.relationships {
             guard let source = relationship.source else { continue }
+            if relationship.isSelfAggregate, !relationship.keyedBy.isEmpty {
+                // Every key of the representation is a record of the target.
+                tree.readsWhole = true
+                visitFound(node, entity: relationship.target, keyedBy: relationship.keyedBy[...], path: path, depth: depth + 1)
+                continue
+            }
             if relationship.isSelfAggregate {
                 visit(node, entity: relationship.target, path: path, depth: depth + 1)
                 continue

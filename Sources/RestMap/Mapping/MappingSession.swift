@@ -298,6 +298,8 @@ final class MappingSession {
     private func finds(_ relationship: RelationshipPlan, in node: JSONNode) -> Bool {
         guard let source = relationship.source else { return false }
         if relationship.isSelfAggregate {
+            // Keyed: the representation's own keys are the records.
+            if !relationship.keyedBy.isEmpty { return node.kind == .object && node.count > 0 }
             return node.kind == .object && plan.entities[relationship.target].sourceKeys.contains { node[$0] != nil }
         }
         if let key = relationship.singleKey { return node.kind == .object && node[key] != nil }
@@ -345,7 +347,16 @@ final class MappingSession {
                 return
             }
             var related: [Int] = []
-            if relationship.isSelfAggregate {
+            if relationship.isSelfAggregate, !relationship.keyedBy.isEmpty {
+                // A keyed `@self` relationship: the representation's own keys are records, one
+                // level of keys per `keyedBy` attribute (`{"tabs": 4, "wrap.width": 80}` as two;
+                // `{}` as none).
+                guard node.kind == .object else {
+                    clearIfMissing(record, slot: slot, plan: entityPlan)
+                    continue
+                }
+                related = mapKeyed(node, entity: relationship.target, keyedBy: relationship.keyedBy)
+            } else if relationship.isSelfAggregate {
                 let target = plan.entities[relationship.target]
                 guard node.kind == .object, target.sourceKeys.contains(where: { node[$0] != nil }) else {
                     clearIfMissing(record, slot: slot, plan: entityPlan)

@@ -153,9 +153,11 @@ final class EntityPlan: Sendable {
         assignsDefaultsForMissingAttributes = entity.assignsDefaultsForMissingAttributes
         assignsNilForMissingRelationships = entity.assignsNilForMissingRelationships
         var keys: [String] = []
+        var keyIndices: [String: Int] = [:]
         memberKeyIndices = attributes.map { attribute in
             guard let key = attribute.singleKey else { return -1 }
-            if let known = keys.firstIndex(of: key) { return known }
+            if let known = keyIndices[key] { return known }
+            keyIndices[key] = keys.count
             keys.append(key)
             return keys.count - 1
         }
@@ -387,8 +389,10 @@ extension Value {
                 self = .bool(bool)
             } else if let integer = Int64(text) {
                 self = .integer(integer)
-            } else if let number = Double(text), text.contains(where: { $0.isNumber }) {
-                self = Decimal(string: text, locale: posix).map(Value.decimal) ?? .number(number)
+            } else if let number = NumberText(text), number.text.count == text.count,
+                      let value = (try? number.decimal().get()).map(Value.decimal) ?? (try? number.double().get()).map(Value.number) {
+                // A whole decimal number only (`12.5`, `1e3`); `0x10` or `1_000` is text.
+                self = value
             } else {
                 self = .string(text)
             }

@@ -185,6 +185,14 @@ struct RequestSerializer {
         }
         guard descriptor?.attributes == nil else { return body }
         for (slot, relationship) in entityPlan.relationships.enumerated() {
+            if relationship.isSelfAggregate, !relationship.keyedBy.isEmpty, let related = record.data.relations[slot] {
+                // A keyed `@self` relationship: the related records are keys of this object.
+                let children = related.filter { !ancestors.contains($0) }.map { Record(graph: record.graph, index: $0) }
+                if case .object(let members) = try keyed(children, keyedBy: relationship.keyedBy, descriptor: nil, ancestors: &ancestors) {
+                    for member in members { body.setValue(member.value, at: [member.key][...]) }
+                }
+                continue
+            }
             guard let source = relationship.source, let keys = Self.inverseKeys(source),
                   let related = record.data.relations[slot] else { continue }
             if !relationship.keyedBy.isEmpty {
