@@ -1,5 +1,6 @@
 import Foundation
 import RestMapJSON
+import RestMapPluginKit
 import RestMapSchema
 
 /// Why a value could not be coerced to an attribute's type.

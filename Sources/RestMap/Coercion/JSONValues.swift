@@ -1,5 +1,6 @@
 import Foundation
 import RestMapJSON
+import RestMapPluginKit
 
 /// Exact numbers for collection operators.
 enum JSONValues {

@@ -1,5 +1,6 @@
 import Foundation
 import RestMapJSON
+import RestMapPluginKit
 import RestMapPlugins
 import RestMapSchema
 

@@ -51,8 +51,10 @@ package enum CValueBridge {
         case RESTMAP_VALUE_DATE: return .date(Date(timeIntervalSince1970: c.number))
         case RESTMAP_VALUE_STRING: return .string(text(of: c))
         case RESTMAP_VALUE_DECIMAL:
-            guard let decimal = Decimal(string: text(of: c), locale: nil) else {
-                throw TransformerError("invalid decimal text '\(text(of: c))'")
+            // The whole text must be one number: Foundation's parser would read "12abc" as 12.
+            let decimalText = text(of: c)
+            guard let number = NumberText(decimalText), case .success(let decimal) = number.decimal() else {
+                throw TransformerError("invalid decimal text '\(NumberText.short(decimalText))'")
             }
             return .decimal(decimal)
         case RESTMAP_VALUE_URL:

@@ -7,24 +7,24 @@ import Foundation
 /// decimal number and nothing else: an optional sign, digits with an optional fraction (`12`,
 /// `12.5`, `.5`, `5.`), and an optional exponent (`1e3`, `2.5E-4`). Anything else — `0x10`, `-`,
 /// `99 bottles`, `1_000`, `1,5`, `inf`, `nan`, an empty string — is not a number.
-struct NumberText {
+package struct NumberText: Sendable {
     /// The number without the whitespace around it.
-    let text: Substring
+    package let text: Substring
     /// The text has no fraction and no exponent (`-12`, `+7`, `007`).
-    let isInteger: Bool
+    package let isInteger: Bool
     /// Digits from the first non-zero digit to the last non-zero one, the point aside
     /// (`0.00120` has 2, `1200` has 2, `0` has 0): what a decimal must keep to hold the value.
-    let significantDigits: Int
+    package let significantDigits: Int
 
     /// Whether the value is zero (`0`, `-0.0`, `0e999`).
-    var isZero: Bool { significantDigits == 0 }
+    package var isZero: Bool { significantDigits == 0 }
 
     /// The most significant digits a `Decimal` keeps: its 128-bit mantissa holds every 38-digit
     /// integer (and some of 39 digits, which are not counted on).
-    static let decimalDigits = 38
+    package static let decimalDigits = 38
 
     /// The number a string holds, or `nil` when the string is anything but one number.
-    init?(_ string: String) {
+    package init?(_ string: String) {
         var string = string
         guard let parsed = string.withUTF8({ Self.parse($0) }) else { return nil }
         let utf8 = string.utf8
@@ -36,13 +36,13 @@ struct NumberText {
     }
 
     /// The whitespace `init` ignores around a number.
-    static func isWhitespace(_ byte: UInt8) -> Bool {
+    package static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || (0x09...0x0D).contains(byte)
     }
 
     /// Where the number is in `bytes` (whitespace around it left out) and its shape; `nil` when
     /// `bytes` are not one number.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (start: Int, end: Int, isInteger: Bool, significantDigits: Int)? {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (start: Int, end: Int, isInteger: Bool, significantDigits: Int)? {
         var start = 0, end = bytes.count
         while start < end, isWhitespace(bytes[start]) { start += 1 }
         while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
@@ -82,25 +82,27 @@ struct NumberText {
 
     /// The value as a 64-bit integer: `.success` when it is a whole number in range (`12`, `1.0`,
     /// `1e3`), else why not.
-    func integer() -> Result<Int64, NumberProblem> {
+    package func integer() -> Result<Int64, NumberProblem> {
         if isInteger {
             return Int64(text).map { .success($0) } ?? .failure(.outOfIntegerRange)
         }
         if isZero { return .success(0) }
         guard case .success(let decimal) = decimal() else { return .failure(.outOfIntegerRange) }
-        guard decimal == decimal.rounded0 else { return .failure(.notWhole) }
+        var rounded = Decimal(), copy = decimal
+        NSDecimalRound(&rounded, &copy, 0, .down)
+        guard decimal == rounded else { return .failure(.notWhole) }
         return Int64(decimal.description).map { .success($0) } ?? .failure(.outOfIntegerRange)
     }
 
     /// The value as an exact decimal, or why it cannot be one without losing digits.
-    func decimal() -> Result<Decimal, NumberProblem> {
+    package func decimal() -> Result<Decimal, NumberProblem> {
         if isZero { return .success(0) }
         guard significantDigits <= Self.decimalDigits else { return .failure(.tooPrecise(significantDigits)) }
-        return Decimal(string: String(text), locale: posix).map { .success($0) } ?? .failure(.outOfDecimalRange)
+        return Decimal(string: String(text), locale: Locale(identifier: "en_US_POSIX")).map { .success($0) } ?? .failure(.outOfDecimalRange)
     }
 
     /// The value as a double, or why it cannot be one (too large, or so small it would be 0).
-    func double() -> Result<Double, NumberProblem> {
+    package func double() -> Result<Double, NumberProblem> {
         guard let double = Double(text), double.isFinite else { return .failure(.outOfDoubleRange) }
         if double == 0, !isZero { return .failure(.outOfDoubleRange) }
         return .success(double)
@@ -108,7 +110,7 @@ struct NumberText {
 
     /// A number's text for an error message: whole up to 40 characters, else its first 40 and its
     /// length (`12345…` followed by `(1000000 digits)`), so an error never echoes a huge number.
-    static func short(_ text: some StringProtocol) -> String {
+    package static func short(_ text: some StringProtocol) -> String {
         guard text.utf8.count > 40 else { return String(text) }
         let digits = text.utf8.count(where: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         return String(text.prefix(40)) + "… (\(digits) digits)"
@@ -116,7 +118,7 @@ struct NumberText {
 }
 
 /// Why a number cannot be held by an attribute's type.
-enum NumberProblem: Error {
+package enum NumberProblem: Error {
     case notWhole
     case outOfIntegerRange
     case outOfDecimalRange
@@ -124,7 +126,7 @@ enum NumberProblem: Error {
     case tooPrecise(Int)
 
     /// The reason, as an error message ends with it.
-    var reason: String {
+    package var reason: String {
         switch self {
         case .notWhole: "not a whole number"
         case .outOfIntegerRange: "out of the 64-bit integer range"
