@@ -17,7 +17,7 @@ actor RequestLog {
 
     private var entries: [JSONValue] = []
     /// Requests waiting for the log to hold a number of entries, by an id of their own.
-    private var waiters: [UUID: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+    private var waiters: [UUID: (count: Int, continuation: CheckedContinuation<Void, Never>, limit: Task<Void, Never>)] = [:]
 
     /// Records a request: method, target (path and query) and headers with lower-case names
     /// (`host` from the request's authority).
@@ -36,7 +36,7 @@ actor RequestLog {
             "headers": .object(fields),
         ]))
         for (id, waiter) in waiters where entries.count >= waiter.count {
-            waiters.removeValue(forKey: id)?.continuation.resume()
+            endWait(id)
         }
     }
 
@@ -45,16 +45,19 @@ actor RequestLog {
         guard entries.count < count else { return }
         let id = UUID()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            waiters[id] = (count, continuation)
-            Task {
-                try? await Task.sleep(for: Self.waitLimit)
+            let limit = Task {
+                guard (try? await Task.sleep(for: Self.waitLimit)) != nil else { return }
                 self.endWait(id)
             }
+            waiters[id] = (count, continuation, limit)
         }
     }
 
+    /// Answers a waiting request and stops its time limit.
     private func endWait(_ id: UUID) {
-        waiters.removeValue(forKey: id)?.continuation.resume()
+        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        waiter.limit.cancel()
+        waiter.continuation.resume()
     }
 
     nonisolated func register(in table: inout RouteTable) {
