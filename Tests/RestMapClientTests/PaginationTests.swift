@@ -151,19 +151,23 @@ struct PaginationTests {
 
     @Test("A page sequence requests nothing until it is iterated: its first URL alone stays off the network")
     func firstURLAloneSendsNothing() async throws {
-        let (firstURL, untouched, iterated) = try await SampleServer.with { server in
+        let (firstURL, untouched, received, iterated) = try await SampleServer.with { server in
             try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
                                          configuration: TestSchemas.configuration(server)) { client in
                 let sequence = client.pages(route: "pages", maxPages: 2)
-                try await Task.sleep(for: .milliseconds(300)) // room for a request that started on its own
                 let untouched = client.statistics.requests
+                // One whole exchange of the same client: a page request started on its own
+                // would reach the server alongside it.
+                _ = try await client.get(path: "/articles/1")
+                let received = try await receivedRequests(by: server, waitingFor: 1)
                 _ = try await sequence.collect()
-                return (sequence.firstURL, untouched, client.statistics.requests)
+                return (sequence.firstURL, untouched, received, client.statistics.requests)
             }
         }
         #expect(firstURL?.contains("/articles") == true)
         #expect(untouched == 0)
-        #expect(iterated == 2)
+        #expect(received == [ReceivedRequest(method: "GET", target: "/articles/1")])
+        #expect(iterated == 3)
     }
 
     @Test("Concurrency honours the page limit")

@@ -64,8 +64,8 @@ struct ResilienceTests {
 
     @Test("Attempts are bounded; the final error lists them")
     func exhausted() async throws {
-        let error = await failure(["fail": "50", "fault-id": "exhausted"]) { $0.retry.attempts = 3 }
-        guard case .errorResponse(let status, let url, let messages, let attempts)? = error else { return }
+        let error = try #require(await failure(["fail": "50", "fault-id": "exhausted"]) { $0.retry.attempts = 3 })
+        let (status, url, messages, attempts) = try #require(error.errorResponse, "\(error)")
         #expect(status == 503)
         #expect(url.contains("/articles/1"))
         #expect(attempts.count == 3)
@@ -75,8 +75,8 @@ struct ResilienceTests {
 
     @Test("A Retry-After longer than the time left ends the retries")
     func retryAfterBeyondTotal() async throws {
-        let error = await failure(["fail": "5", "status": "429", "retry-after": "600", "fault-id": "long"])
-        guard case .errorResponse(let status, _, _, let attempts)? = error else { return }
+        let error = try #require(await failure(["fail": "5", "status": "429", "retry-after": "600", "fault-id": "long"]))
+        let (status, _, _, attempts) = try #require(error.errorResponse, "\(error)")
         #expect(status == 429)
         #expect(attempts.count == 1)
     }
@@ -207,13 +207,22 @@ struct ResilienceTests {
             try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
                                          configuration: TestSchemas.configuration(server)) { client in
                 let task = Task { try await client.get(path: "/articles/1", query: ["delay": "20000"]) }
-                try await Task.sleep(for: .milliseconds(200))
+                let received = try await receivedRequests(by: server, waitingFor: 1)
+                #expect(received.map(\.target) == ["/articles/1?delay=20000"])
                 task.cancel()
                 let outcome = await task.result
                 guard case .failure(let error) = outcome else { Issue.record("the request was not cancelled"); return }
                 #expect(error is ClientError)
             }
         }
+    }
+}
+
+extension ClientError {
+    /// The parts of an `.errorResponse`, `nil` for any other error.
+    var errorResponse: (status: Int, url: String, messages: [ErrorMessage], attempts: [Attempt])? {
+        guard case .errorResponse(let status, let url, let messages, let attempts) = self else { return nil }
+        return (status, url, messages, attempts)
     }
 }
 

@@ -71,3 +71,35 @@ extension PageSequence {
 extension Record {
     var id: Int64? { if case .integer(let value)? = self["id"].value { value } else { nil } }
 }
+
+/// A request the sample server received, as its `GET /_requests` log lists it.
+struct ReceivedRequest: Sendable, Equatable {
+    var method: String
+    var target: String
+}
+
+/// The requests `server` received, read once it has received at least `count` of them
+/// (`GET /_requests?wait-for=N`, which answers at the latest after 10 s): a test waits for a
+/// request to reach the server instead of sleeping.
+func receivedRequests(by server: SampleServer, waitingFor count: Int) async throws -> [ReceivedRequest] {
+    let schema = """
+        restmap: 1
+        entities:
+          Received: { attributes: [method, target] }
+        responses:
+          - { path: /_requests, entity: Received }
+        """
+    let configuration = TestSchemas.configuration(server) {
+        $0.readTimeout = .seconds(15)
+        $0.cache = false
+    }
+    let response = try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: configuration) { client in
+        try await client.get(path: "/_requests", query: ["wait-for": String(count)])
+    }
+    return response.result.records.map { record in
+        func text(_ key: String) -> String {
+            if case .string(let value)? = record[key].value { value } else { "-" }
+        }
+        return ReceivedRequest(method: text("method"), target: text("target"))
+    }
+}

@@ -70,3 +70,32 @@ struct RequestLogTests {
         }
     }
 }
+
+@Suite("Waiting for received requests")
+struct RequestLogWaitTests {
+    @Test func waitForAnswersOnceTheLogHoldsThatManyRequests() async throws {
+        try await SampleServer.with { server async throws in
+            _ = try await server.send("GET", "/user")
+            async let waited = server.json("GET", "/_requests?wait-for=4")
+            for number in 1...3 { _ = try await server.send("GET", "/task_list?n=\(number)") }
+            #expect(try await waited.column("target") == ["/user", "/task_list?n=1", "/task_list?n=2", "/task_list?n=3"])
+        }
+    }
+
+    @Test func waitForAlreadyMetAnswersAtOnce() async throws {
+        try await SampleServer.with { server async throws in
+            _ = try await server.send("GET", "/user")
+            #expect(try await server.json("GET", "/_requests?wait-for=1").column("target") == ["/user"])
+        }
+    }
+
+    @Test(arguments: ["0", "1001", "soon"])
+    func waitForOutOfRangeIsAnErrorNamingIt(_ value: String) async throws {
+        try await SampleServer.with { server async throws in
+            let reply = try await server.send("GET", "/_requests?wait-for=\(value)")
+            #expect(reply.status == 400)
+            #expect(try reply.json()["error"]?.stringValue?.contains("wait-for") == true)
+            #expect(try reply.json()["error"]?.stringValue?.contains("'\(value)'") == true)
+        }
+    }
+}

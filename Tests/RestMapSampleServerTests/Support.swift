@@ -24,8 +24,7 @@ extension SampleServer {
             let run = try launch(arguments)
             defer { try? FileManager.default.removeItem(at: run.errorLog) }
             let line = ChildProcess.firstLine(of: run.output, timeout: 30)
-            let deadline = Date().addingTimeInterval(30)
-            while line == nil, run.process.isRunning, Date() < deadline { usleep(20_000) }
+            if line == nil { _ = ChildProcess.waitForExit(of: run.process, timeout: 30) }
             let stopped = run.process.isRunning
             if stopped { run.process.terminate() }
             run.process.waitUntilExit()

@@ -52,13 +52,28 @@ public enum ChildProcess {
         if let input { standardInput.fileHandleForWriting.write(input) }
         try standardInput.fileHandleForWriting.close()
         let errorData = DataBox()
-        let reader = Thread { errorData.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+        let errorsRead = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            errorData.set(errors.fileHandleForReading.readDataToEndOfFile())
+            errorsRead.signal()
+        }
         reader.start()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
+        errorsRead.wait()   // standard error is at its end once the process and its children closed it
         return ProcessOutput(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
                              errors: String(decoding: errorData.get(), as: UTF8.self))
+    }
+
+    /// Waits for `process` to exit: `true` when it did within `timeout` seconds.
+    public static func waitForExit(of process: Process, timeout: TimeInterval) -> Bool {
+        let exited = DispatchSemaphore(value: 0)
+        let waiter = Thread {
+            process.waitUntilExit()
+            exited.signal()
+        }
+        waiter.start()
+        return exited.wait(timeout: .now() + timeout) == .success
     }
 
     /// The first line a pipe delivers, or `nil` when none arrives within `timeout` seconds.

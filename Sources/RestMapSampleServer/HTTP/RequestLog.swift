@@ -1,16 +1,23 @@
+import Foundation
 import Hummingbird
 
 /// The requests this process received, oldest first (`GET /_requests`, cleared by
 /// `DELETE /_requests`), so a test can check what reached a server. Credential values are
-/// redacted; the log keeps the last 1,000 requests.
+/// redacted; the log keeps the last 1,000 requests. `GET /_requests?wait-for=N` answers once the
+/// log holds at least N requests (at most `waitLimit` later), so a test can wait for a request to
+/// arrive instead of sleeping.
 actor RequestLog {
     static let path = "/_requests"
     static let capacity = 1_000
+    /// The longest a `wait-for` request waits before answering with what the log holds.
+    static let waitLimit: Duration = .seconds(10)
     static let redacted = "<redacted>"
     static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-api-key", "x-api-token", "mongohq-api-token"]
     static let secretQueryNames: Set<String> = ["_apikey", "api_key", "api_token", "password"]
 
     private var entries: [JSONValue] = []
+    /// Requests waiting for the log to hold a number of entries, by an id of their own.
+    private var waiters: [UUID: (count: Int, continuation: CheckedContinuation<Void, Never>, limit: Task<Void, Never>)] = [:]
 
     /// Records a request: method, target (path and query) and headers with lower-case names
     /// (`host` from the request's authority).
@@ -28,10 +35,41 @@ actor RequestLog {
             "target": .string(pairs.isEmpty ? path : path + "?" + FormEncoding.join(pairs)),
             "headers": .object(fields),
         ]))
+        for (id, waiter) in waiters where entries.count >= waiter.count {
+            endWait(id)
+        }
+    }
+
+    /// Returns once the log holds at least `count` requests, or after `waitLimit`.
+    private func waitFor(count: Int) async {
+        guard entries.count < count else { return }
+        let id = UUID()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let limit = Task {
+                guard (try? await Task.sleep(for: Self.waitLimit)) != nil else { return }
+                self.endWait(id)
+            }
+            waiters[id] = (count, continuation, limit)
+        }
+    }
+
+    /// Answers a waiting request and stops its time limit.
+    private func endWait(_ id: UUID) {
+        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        waiter.limit.cancel()
+        waiter.continuation.resume()
     }
 
     nonisolated func register(in table: inout RouteTable) {
-        table.add(.get, Self.path) { _ in await .json(.array(self.entries)) }
+        table.add(.get, Self.path) { request in
+            if let text = request.query("wait-for") {
+                guard let count = Int(text), (1...Self.capacity).contains(count) else {
+                    return .error(.badRequest, "error", "wait-for: expected a number of requests from 1 to \(Self.capacity), got '\(text)'")
+                }
+                await self.waitFor(count: count)
+            }
+            return await .json(.array(self.entries))
+        }
         table.add(.delete, Self.path) { _ in
             await self.clear()
             return .noContent

@@ -81,6 +81,10 @@ struct SampleResponder: HTTPResponder {
         }
     }
 
+    /// The instant a `retry-after-date` Retry-After counts from, as an HTTP-date (the `Date`
+    /// header is the server's cached clock and may lag it by a second).
+    static let retryAfterBase = HTTPField.Name("X-Retry-After-Base")!
+
     /// The answer of a request that `fail=N` fails.
     private static func injectedFailure(_ faults: FaultRequest) -> Reply {
         let message = JSONValue.string("fault: injected \(faults.status)")
@@ -88,7 +92,9 @@ struct SampleResponder: HTTPResponder {
         if let seconds = faults.retryAfterSeconds {
             reply.headers[.retryAfter] = String(seconds)
         } else if let seconds = faults.retryAfterDateSeconds {
-            reply.headers[.retryAfter] = HTTPDate.format(Date().addingTimeInterval(TimeInterval(seconds)))
+            let now = Date()
+            reply.headers[.retryAfter] = HTTPDate.format(now.addingTimeInterval(TimeInterval(seconds)))
+            reply.headers[retryAfterBase] = HTTPDate.format(now)
         }
         return reply
     }
