@@ -18,7 +18,10 @@ FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -packag
 build() { # name module-sources… -- extra flags…
     local name=$1
     shift
-    [ -x "$OUT/$name" ] && [ -z "$(find "$@" -newer "$OUT/$name" 2>/dev/null | head -1)" ] && return 0
+    # Up to date when no source or object given is newer than the binary (flags are not files).
+    local inputs=() argument
+    for argument in "$@"; do [ -f "$argument" ] && inputs+=("$argument"); done
+    [ -x "$OUT/$name" ] && [ -z "$(find "${inputs[@]}" -newer "$OUT/$name" | head -1)" ] && return 0
     swiftc "${FLAGS[@]}" -module-name "Fuzz$name" "$@" -o "$OUT/$name" 2> "$OUT/$name.build.log" \
         || { cat "$OUT/$name.build.log" >&2; exit 1; }
 }
