@@ -60,7 +60,16 @@ struct GetCommand: AsyncParsableCommand {
 
     func run() async throws {
         let client = try self.client.makeClient()
-        let recordStore = try store.map { path in try StoreFailure.report { try RecordStore(path: path, mapper: client.mapper) } }
+        // --offline only reads: the store must exist, and is neither created nor migrated.
+        let recordStore: RecordStore?
+        do {
+            recordStore = try store.map { path in
+                try StoreFailure.report { offline ? try RecordStore(readingAt: path, mapper: client.mapper) : try RecordStore(path: path, mapper: client.mapper) }
+            }
+        } catch {
+            await client.shutdown()   // the client must be shut down before it goes
+            throw error
+        }
         let status = if offline, let recordStore { await readOffline(from: recordStore, client: client) } else {
             await fetch(with: client, store: recordStore)
         }

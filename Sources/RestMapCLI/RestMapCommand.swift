@@ -12,8 +12,10 @@ struct RestMapCommand: AsyncParsableCommand {
               restmap validate 'Schemas/*.yaml'
               restmap map --schema Schemas/tasks.yaml --path /task_list \\
                 Samples/tasks/task_list.json
-              restmap get --schema Schemas/github.yaml --base-url http://127.0.0.1:8080 starred --param login=octocat --all-pages
-              restmap store import --schema Schemas/github.yaml --db github.sqlite --path /users/octocat/starred starred.json
+              restmap get --schema Schemas/github.yaml --base-url http://127.0.0.1:8080 \\
+                starred --param login=octocat --all-pages
+              restmap store import --schema Schemas/github.yaml --db github.sqlite \\
+                --path /users/octocat/starred Samples/github/starred.json
               restmap init --path /users/:login/starred Samples/github/starred.json
               restmap test 'Schemas/tests/*.yaml'
             """,

@@ -11,8 +11,14 @@ struct SeedCommand: AsyncParsableCommand {
         abstract: "Build a SQLite store from JSON files, reproducibly.",
         discussion: """
             Each FILE is mapped as the body of a successful GET of PATH (default '/') and saved, in the order \
-            given, one transaction per file. The output file is replaced; the same schema and files give the \
-            same bytes. Prints one summary line per file and the record count per entity.
+            given, one transaction per file. The store is built under a temporary name beside the output and \
+            replaces it only when every file was saved: when a record fails to map nothing is written and an \
+            existing file is left as it was. The output is one self-contained file (no -wal or -shm); the same \
+            schema and files give the same bytes. Prints one summary line per file and the record count per entity.
+
+            Example:
+              restmap seed --schema Schemas/mongohq.yaml --db mongohq.sqlite \\
+                Samples/mongohq/databases.json:/databases
             """)
 
     @Option(name: .long, help: "The schema file.")
@@ -36,25 +42,51 @@ struct SeedCommand: AsyncParsableCommand {
         let mapper = try plugins.mapper(for: schema)
         let inputs = files.map(Self.split)
         let bodies = try inputs.map { try CommandInput.read($0.file) }
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: db + suffix) {
-            try StoreFailure.report { try FileManager.default.removeItem(atPath: db + suffix) }
+        // Built beside the output under a temporary name and renamed over it only when every
+        // file was saved: a failed seed leaves no new file and the existing one untouched.
+        let output = URL(fileURLWithPath: db)
+        let building = output.deletingLastPathComponent()
+            .appendingPathComponent(".\(output.lastPathComponent).seeding-\(ProcessInfo.processInfo.processIdentifier)").path
+        let suffixes = ["", "-wal", "-shm", "-journal"]
+        func remove(_ file: String) {
+            for suffix in suffixes { try? FileManager.default.removeItem(atPath: file + suffix) }
         }
-        let store = try StoreFailure.report { try RecordStore(path: db, mapper: mapper) }
-        defer { try? store.close() }
-        var failed = false
-        for (input, body) in zip(inputs, bodies) {
-            let headers = BodyMediaType.implied(byExtensionOf: input.file).map { ["Content-Type": $0] } ?? [:]
-            let response = Response(path: input.path, headers: headers, body: body)
-            let (result, summary) = try await StoreFailure.report { try await store.importResponse(response, options: MappingOptions(jobs: threads.jobs)) }
-            Terminal.out("\(input.file): \(summary)\n")
-            for error in result.errors { Terminal.error("restmap: \(input.file): record failed: \(error)\n") }
-            failed = failed || !result.errors.isEmpty
+        remove(building)
+        var failures: [String] = []
+        var counts: [(entity: String, count: Int)] = []
+        do {
+            let store = try StoreFailure.report { try RecordStore(path: building, mapper: mapper) }
+            defer { try? store.close() }
+            for (input, body) in zip(inputs, bodies) {
+                let headers = BodyMediaType.implied(byExtensionOf: input.file).map { ["Content-Type": $0] } ?? [:]
+                let response = Response(path: input.path, headers: headers, body: body)
+                let (result, summary) = try await StoreFailure.report { try await store.importResponse(response, options: MappingOptions(jobs: threads.jobs)) }
+                Terminal.out("\(input.file): \(summary)\n")
+                for error in result.errors { Terminal.error("restmap: \(input.file): record failed: \(error)\n") }
+                if !result.errors.isEmpty { failures.append("\(input.file): \(result.errors.count) record(s) failed to map") }
+            }
+            counts = try await StoreFailure.report { try await store.counts() }
+            if failures.isEmpty { try await StoreFailure.report { try await store.compact() } }
+        } catch {
+            remove(building)
+            Terminal.error("restmap: \(db) was not written\n")
+            throw error
         }
-        try await StoreFailure.report { try await store.compact() }
-        for (entity, count) in try await StoreFailure.report({ try await store.counts() }) {
-            Terminal.out("\(entity): \(count)\n")
+        guard failures.isEmpty else {
+            remove(building)
+            Terminal.error("restmap: \(db) was not written: \(failures.joined(separator: "; "))\n")
+            throw ExitCode.failure
         }
-        if failed { throw ExitCode.failure }
+        // Journal files of an earlier store would be applied to the new one: they go first.
+        for suffix in suffixes.dropFirst() { try? FileManager.default.removeItem(atPath: db + suffix) }
+        try StoreFailure.report {
+            guard rename(building, db) == 0 else {
+                let reason = String(cString: strerror(errno))
+                remove(building)
+                throw StoreError("\(db): cannot replace it with the seeded store: \(reason)")
+            }
+        }
+        for (entity, count) in counts { Terminal.out("\(entity): \(count)\n") }
     }
 
     /// `file.json:/path` → (file.json, /path); a file alone answers `/`.

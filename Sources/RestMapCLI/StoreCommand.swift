@@ -9,7 +9,19 @@ struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Keep mapped records in a SQLite store: import, query, search.",
-        discussion: "Tables come from the schema (Docs/Store.md). Every subcommand ends with a summary line on standard error.",
+        discussion: """
+            Tables come from the schema (Docs/Store.md). Every subcommand ends with a summary line on standard error. \
+            'import' creates the database when missing and migrates it; 'query' and 'search' only read: they refuse \
+            a missing database and never change one.
+
+            Examples:
+              restmap store import --schema Schemas/mongohq.yaml --db mongohq.sqlite \\
+                --path /databases/shop/collections Samples/mongohq/collections.json
+              restmap store query --schema Schemas/mongohq.yaml --db mongohq.sqlite \\
+                Collection --order name
+              restmap store search --schema Schemas/mongohq.yaml --db mongohq.sqlite \\
+                mov
+            """,
         subcommands: [StoreImportCommand.self, StoreQueryCommand.self, StoreSearchCommand.self])
 }
 
@@ -18,7 +30,7 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The schema file.")
     var schema: String
 
-    @Option(name: .long, help: ArgumentHelp("The SQLite database file (created when missing).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The SQLite database file (import creates it when missing; query and search only read it).", valueName: "file"))
     var db: String
 
     @Flag(name: .long, help: "Drop and rebuild the store when the schema changed it destructively (its records are lost).")
@@ -26,10 +38,19 @@ struct StoreOptions: ParsableArguments {
 
     @OptionGroup var plugins: PluginOptions
 
-    /// The mapper of the schema and the store opened with it; problems print and exit 1.
+    /// The mapper of the schema and the store opened with it for writing (created or migrated
+    /// as needed); problems print and exit 1.
     func open() throws -> RecordStore {
         let mapper = try plugins.mapper(for: schema)
         return try StoreFailure.report { try RecordStore(path: db, mapper: mapper, rebuild: rebuild) }
+    }
+
+    /// The store opened for reading only: a missing file or a store the schema would migrate is
+    /// an error, and nothing is created or changed; problems print and exit 1.
+    func openForReading() throws -> RecordStore {
+        if rebuild { throw ValidationError("--rebuild applies to 'store import': reading never changes a store") }
+        let mapper = try plugins.mapper(for: schema)
+        return try StoreFailure.report { try RecordStore(readingAt: db, mapper: mapper) }
     }
 }
 
@@ -69,7 +90,12 @@ struct StoreImportCommand: AsyncParsableCommand {
             One transaction per body: upserts by identity, then the schema's store rules (tombstone, modifiedBy, \
             and orphans after a complete successful GET). Prints 'inserted N, updated N, unchanged N, deleted N \
             orphans, skipped N not newer'. Records that fail to map are reported and make the exit status 1; the \
-            others are saved, and orphans are then kept.
+            others are saved, and orphans are then kept. The database is created when missing; a store built by \
+            an earlier version of the schema is migrated (additive changes) or refused (destructive ones, see --rebuild).
+
+            Example:
+              restmap store import --schema Schemas/github.yaml --db github.sqlite \\
+                --path /users/octocat/starred Samples/github/starred.json
             """)
 
     @OptionGroup var store: StoreOptions
@@ -113,7 +139,20 @@ struct StoreQueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Print stored records of an entity, or the records a GET path returned last (offline).",
-        discussion: "Records print as 'restmap map' prints them. --path answers from the store alone.")
+        discussion: """
+            Records print as 'restmap map' prints them. --path answers from the store alone. Only reads: a missing \
+            database is an error (none is created), and a store the schema would migrate is refused (import with \
+            the schema migrates it). --where compares with the attribute's type: a value that is not one (id=12abc \
+            for an integer) is an error.
+
+            Examples (after the import example of 'restmap store import --help'):
+              restmap store query --schema Schemas/github.yaml --db github.sqlite \\
+                Repository --order stargazersCount:desc --limit 2
+              restmap store query --schema Schemas/github.yaml --db github.sqlite \\
+                Repository --where name=RestKit
+              restmap store query --schema Schemas/github.yaml --db github.sqlite \\
+                --path /users/octocat/starred
+            """)
 
     @OptionGroup var store: StoreOptions
 
@@ -143,7 +182,7 @@ struct StoreQueryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let recordStore = try store.open()
+        let recordStore = try store.openForReading()
         defer { try? recordStore.close() }
         let records: [Record]
         if let path {
@@ -173,7 +212,14 @@ struct StoreSearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
         abstract: "Full-text search of stored records: every term as a prefix, ignoring case and diacritics, best first.",
-        discussion: "restmap store search --schema S --db DB [ENTITY] TEXT…")
+        discussion: """
+            Searches the schema's store.search attributes (an ENTITY first limits the search to it). Only reads: \
+            a missing database is an error (none is created).
+
+            Example (after the import example of 'restmap store import --help'):
+              restmap store search --schema Schemas/github.yaml --db github.sqlite \\
+                Repository rest
+            """)
 
     @OptionGroup var store: StoreOptions
 
@@ -186,7 +232,7 @@ struct StoreSearchCommand: AsyncParsableCommand {
     @OptionGroup var output: StoredRecordOutputOptions
 
     func run() async throws {
-        let recordStore = try store.open()
+        let recordStore = try store.openForReading()
         defer { try? recordStore.close() }
         var terms = words
         var entity: String?

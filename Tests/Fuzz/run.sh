@@ -2,14 +2,14 @@
 # Builds the libFuzzer targets (swiftc -sanitize=fuzzer,address) and runs each for SECONDS
 # (default 600) with a corpus seeded from the test fixtures, schemas and samples.
 #
-# usage: Tests/Fuzz/run.sh [SECONDS] [TARGET…]     TARGET: json keypath pathpattern schema (default: all)
+# usage: Tests/Fuzz/run.sh [SECONDS] [TARGET…]     TARGET: json keypath pathpattern schema store (default: all)
 # Builds go to .build-fuzz/ (gitignored); a crash leaves its input there as crash-* and fails the run.
-# The schema target links the Yams/CYaml objects of the debug build: run `swift build` first.
+# The schema and store targets link objects of the debug build: run `swift build` first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${1:-600}
 shift || true
-TARGETS=${*:-json keypath pathpattern schema}
+TARGETS=${*:-json keypath pathpattern schema store}
 OUT=.build-fuzz
 mkdir -p "$OUT"
 # The sources are compiled into one module; `package` declarations need a package name.
@@ -18,7 +18,10 @@ FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -packag
 build() { # name module-sources… -- extra flags…
     local name=$1
     shift
-    [ -x "$OUT/$name" ] && [ -z "$(find "$@" -newer "$OUT/$name" 2>/dev/null | head -1)" ] && return 0
+    # Up to date when no source or object given is newer than the binary (flags are not files).
+    local inputs=() argument
+    for argument in "$@"; do [ -f "$argument" ] && inputs+=("$argument"); done
+    [ -x "$OUT/$name" ] && [ -z "$(find "${inputs[@]}" -newer "$OUT/$name" | head -1)" ] && return 0
     swiftc "${FLAGS[@]}" -module-name "Fuzz$name" "$@" -o "$OUT/$name" 2> "$OUT/$name.build.log" \
         || { cat "$OUT/$name.build.log" >&2; exit 1; }
 }
@@ -75,6 +78,31 @@ for target in $TARGETS; do
         # The grammar is built once into globals that LeakSanitizer reports as leaked at exit, so
         # leak detection is off for this target only (ASan's memory errors are still checked).
         ASAN_OPTIONS_TARGET=detect_leaks=0 run schema "$(seed schema Schemas/*.yaml $(find Tests/RestMapSchemaTests/Fixtures -name '*.yaml'))" ;;
+    store)
+        # RestMapStore's sources (instrumented), linked with the debug build's objects of the
+        # modules they import (GRDB, RestMap and what it imports) and the system SQLite.
+        DEBUG=.build/debug
+        STORE_OBJECTS=$(ls $DEBUG/GRDB.build/*.o $DEBUG/RestMap.build/*.o $DEBUG/RestMapSchema.build/*.o $DEBUG/RestMapJSON.build/*.o \
+            $DEBUG/RestMapPluginKit.build/*.o $DEBUG/RestMapPlugins.build/*.o $DEBUG/Yams.build/*.o $DEBUG/CYaml.build/src/*.o \
+            $DEBUG/CRestMapSQLite.build/*.o)
+        build store $(find Sources/RestMapStore -name '*.swift') Tests/Fuzz/Targets/StoreFileFuzz.swift "${YAML_FLAGS[@]}" \
+            -I $DEBUG/Modules -I .build/checkouts/GRDB.swift/Sources/GRDBSQLite -I Sources/CRestMapSQLite/include \
+            -Xcc -fmodule-map-file=$DEBUG/CRestMapSQLite.build/module.modulemap \
+            -Xcc -fmodule-map-file=$DEBUG/CRestMapPluginABI.build/module.modulemap -I Sources/CRestMapPluginABI/include \
+            $STORE_OBJECTS -lsqlite3
+        # The corpus: stores the debug build's `restmap seed` writes from the target's schema, with
+        # small pages (512 bytes) so that a whole store fits in the inputs' length.
+        STORE_CORPUS="$OUT/corpus-store"
+        mkdir -p "$STORE_CORPUS"
+        for pages in 512 1024; do
+            rm -f "$STORE_CORPUS/seed-$pages.sqlite"
+            $DEBUG/restmap seed --schema Tests/Fuzz/Seeds/store/store.yaml --db "$STORE_CORPUS/seed-$pages.sqlite" \
+                Tests/Fuzz/Seeds/store/store.json:/notes Tests/Fuzz/Seeds/store/owners.json:/owners > /dev/null
+            sqlite3 "$STORE_CORPUS/seed-$pages.sqlite" "PRAGMA page_size = $pages; VACUUM;"
+        done
+        # Leak detection is off as for the schema target (the schema and GRDB's globals live until exit).
+        RESTMAP_FUZZ_STORE_SCHEMA="$PWD/Tests/Fuzz/Seeds/store/store.yaml" ASAN_OPTIONS_TARGET=detect_leaks=0 \
+            run store "$STORE_CORPUS" -max_len=32768 ;;
     *) echo "unknown fuzz target '$target'" >&2; exit 2 ;;
     esac
 done

@@ -79,12 +79,12 @@ enum ColumnCoding {
     }
 
     /// The value of a stored column. SQL NULL reads as `null`: the store does not tell an
-    /// attribute mapped to null from one never mapped.
-    static func decode(_ stored: DatabaseValue, type: String) -> Value {
-        switch stored.storage {
+    /// attribute mapped to null from one never mapped. Text is read whole, by its length.
+    static func decode(_ stored: SQLiteValue, type: String) -> Value {
+        switch stored {
         case .null:
             return .null
-        case .int64(let integer):
+        case .integer(let integer):
             switch type {
             case "any": return .integer(integer)
             case "boolean": return .bool(integer != 0)
@@ -92,9 +92,9 @@ enum ColumnCoding {
             case "number": return .number(Double(integer))
             default: return .integer(integer)
             }
-        case .double(let number):
+        case .real(let number):
             return type == "date" ? .date(Date(timeIntervalSince1970: number)) : .number(number)
-        case .string(let text):
+        case .text(let text):
             switch type {
             case "decimal": return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map(Value.decimal) ?? .string(text)
             case "url": return URL(string: text).map(Value.url) ?? .string(text)
@@ -102,25 +102,26 @@ enum ColumnCoding {
                 if type.hasPrefix("["), let document = try? JSONDocument(string: text) { return Value(json: document.root) }
                 return .string(text)
             }
-        case .blob(let data):
-            return (try? JSONDocument(bytes: Array(data))).map { Value(json: $0.root) } ?? .string(String(decoding: data, as: UTF8.self))
+        case .blob(let bytes):
+            return (try? JSONDocument(bytes: bytes)).map { Value(json: $0.root) } ?? .string(String(decoding: bytes, as: UTF8.self))
         }
     }
 
-    /// Equality conditions (`"a" = ?`, or `"a" IS NULL` for null) over columns, with their arguments.
-    static func equalities(_ pairs: [(column: StoreLayout.Column, value: Value)]) -> (sql: String, arguments: StatementArguments) {
+    /// Equality conditions (`"a" = ?`, or `"a" IS NULL` for null) over columns, with their
+    /// arguments in stored form (bound by length: see `Database.forEachRow`).
+    static func equalities(_ pairs: [(column: StoreLayout.Column, value: Value)]) -> (sql: String, arguments: [Stored]) {
         var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
+        var arguments: [Stored] = []
         for (column, value) in pairs {
-            let encoded = encode(value, type: column.type)
-            if encoded.isNull {
+            let stored = stored(value, kind: Kind(type: column.type))
+            if stored.isNull {
                 conditions.append("\(StoreSQL.quote(column.name)) IS NULL")
             } else {
-                conditions.append("\(StoreSQL.quote(column.name)) = ?")
-                arguments.append(encoded)
+                arguments.append(stored)
+                conditions.append("\(StoreSQL.quote(column.name)) = ?\(arguments.count)")
             }
         }
-        return (conditions.joined(separator: " AND "), StatementArguments(arguments))
+        return (conditions.joined(separator: " AND "), arguments)
     }
 
     private static func json(_ value: Value) -> String {

@@ -17,15 +17,11 @@ enum StoreMigrator {
     /// and refuses destructive ones (naming each) unless `rebuild` drops everything first.
     static func prepare(_ db: Database, origin: Origin, rebuild: Bool, path: String) throws {
         if try db.tableExists(StoreSQL.schemaTable) {
-            let stored = try String.fetchOne(db, sql: "SELECT value FROM \(StoreSQL.schemaTable) WHERE key = 'layout'")
-            let storedName = try String.fetchOne(db, sql: "SELECT value FROM \(StoreSQL.schemaTable) WHERE key = 'schemaName'") ?? "?"
-            guard let stored, let previous = try? JSONDecoder().decode(StoreLayout.self, from: Data(stored.utf8)) else {
-                throw StoreError("\(path): the store's layout record is missing or unreadable; run with --rebuild to rebuild it")
-            }
-            let changes = origin.layout.changes(from: previous)
+            let stored = try storedOrigin(db, path: path, advice: "run with --rebuild to rebuild it")
+            let changes = origin.layout.changes(from: stored.layout)
             if !changes.destructive.isEmpty {
                 guard rebuild else {
-                    throw StoreError("\(path): the store was built by schema '\(storedName)'; this schema changes it destructively: "
+                    throw StoreError("\(path): the store was built by schema '\(stored.schemaName)'; this schema changes it destructively: "
                         + changes.destructive.joined(separator: "; ")
                         + ". Run with --rebuild to drop and rebuild the store (its records are lost).")
                 }
@@ -38,6 +34,43 @@ enum StoreMigrator {
             try create(db, origin.layout)
         }
         try record(origin, db)
+    }
+
+    /// Checks, without changing anything, that the store at `path` holds what `origin` needs
+    /// to read it: the store's own tables, a format this version reads, and the same layout
+    /// (a schema that would migrate the store is refused: importing with it migrates).
+    static func checkForReading(_ db: Database, origin: Origin, path: String) throws {
+        guard try db.tableExists(StoreSQL.schemaTable), try db.tableExists(StoreSQL.pathsTable) else {
+            throw StoreError("\(path): not a RestMap store (it has no \(StoreSQL.schemaTable) and \(StoreSQL.pathsTable) tables)")
+        }
+        let stored = try storedOrigin(db, path: path, advice: "import into it with --rebuild to rebuild it")
+        let changes = origin.layout.changes(from: stored.layout)
+        if !changes.destructive.isEmpty {
+            throw StoreError("\(path): the store was built by schema '\(stored.schemaName)'; this schema changes it destructively: "
+                + changes.destructive.joined(separator: "; ") + ". Reading does not change a store: import with --rebuild to rebuild it.")
+        }
+        if !changes.additive.isEmpty || stored.layout != origin.layout {
+            throw StoreError("\(path): the store was built by an earlier version of schema '\(stored.schemaName)'; "
+                + "reading does not migrate it: import with this schema (restmap store import) to migrate it first")
+        }
+    }
+
+    /// The schema name and layout recorded in `rm_schema`, read exactly; a missing or bad
+    /// record (or a newer format) is an error naming the file, the table and `advice`.
+    private static func storedOrigin(_ db: Database, path: String, advice: String) throws -> (schemaName: String, layout: StoreLayout) {
+        var values: [String: String] = [:]
+        let source = "table \(StoreSQL.schemaTable)"
+        try db.forEachRow("SELECT key, value FROM \(StoreSQL.schemaTable) WHERE key IN ('format', 'schemaName', 'layout')",
+                          source: source) { row in
+            values[try row.text(at: 0, "key")] = try row.text(at: 1, "value")
+        }
+        if let format = values["format"], Int(format) != formatVersion {
+            throw StoreError("\(path): \(source): the store's format is '\(format)'; this version of restmap reads format \(formatVersion)")
+        }
+        guard let text = values["layout"], let layout = try? JSONDecoder().decode(StoreLayout.self, from: Data(text.utf8)) else {
+            throw StoreError("\(path): \(source): the store's layout record is missing or unreadable; \(advice)")
+        }
+        return (values["schemaName"] ?? "?", layout)
     }
 
     // MARK: Creating

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RestMap
+import RestMapJSON
 import RestMapSchema
 
 /// Reads stored rows back into `Record` values (the same ones mapping gives), following
@@ -53,18 +54,38 @@ struct RecordLoader {
         if !filters.isEmpty { sql += " WHERE " + conditions.sql }
         sql += " ORDER BY " + order.joined(separator: ", ")
         if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
-        return try Int64.fetchAll(db, sql: sql, arguments: conditions.arguments).map { Key(entity: table.entity, rowID: $0) }
+        var keys: [Key] = []
+        try db.forEachRow(sql, arguments: conditions.arguments, source: "table \(q(table.entity))") { row in
+            keys.append(Key(entity: table.entity, rowID: try row.integer(at: 0, StoreSQL.rowID)))
+        }
+        return keys
     }
 
+    /// The roots the last successful GET of `path` returned, read from `rm_paths`; `nil` when
+    /// the path was never saved. A roots value that is not a JSON array of `[entity, rm_id]`
+    /// pairs naming the store's entities is an error (the file is input: it may be damaged).
     func records(forPath path: String, depth: Int, _ db: Database) throws -> [Record]? {
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM \(StoreSQL.pathsTable) WHERE path = ?", arguments: [path]) != nil else {
-            return nil
+        var stored: String?
+        let source = "table \(StoreSQL.pathsTable), the row of the path asked for"
+        try db.forEachRow("SELECT roots FROM \(StoreSQL.pathsTable) WHERE path = ?1", arguments: [.text(path)], source: source) { row in
+            stored = try row.text(at: 0, "roots")
         }
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT json_extract(root.value, '$[0]'), json_extract(root.value, '$[1]')
-            FROM \(StoreSQL.pathsTable), json_each(\(StoreSQL.pathsTable).roots) AS root WHERE \(StoreSQL.pathsTable).path = ? ORDER BY root.key
-            """, arguments: [path])
-        return try load(rows.map { Key(entity: $0[0], rowID: $0[1]) }, depth: depth, db)
+        guard let text = stored else { return nil }
+        func bad(_ why: String) -> DamagedStore {
+            DamagedStore("\(source), column 'roots': \(why); it must be a JSON array of [entity, rm_id] pairs")
+        }
+        guard let document = try? JSONDocument(string: text) else { throw bad("not JSON") }
+        guard document.root.kind == .array else { throw bad("not an array") }
+        var keys: [Key] = []
+        for (index, pair) in document.root.elements.enumerated() {
+            let items = pair.kind == .array ? Array(pair.elements) : []
+            guard items.count == 2, let entity = items[0].stringValue, let rowID = items[1].number?.int64 else {
+                throw bad("item \(index) is not an [entity, rm_id] pair")
+            }
+            guard store.layout.table(entity) != nil else { throw bad("item \(index) names '\(entity)', which is not an entity of the store") }
+            keys.append(Key(entity: entity, rowID: rowID))
+        }
+        return try load(keys, depth: depth, db)
     }
 
     func search(_ text: String, entity: String?, limit: Int, depth: Int, _ db: Database) throws -> [Record] {
@@ -81,9 +102,16 @@ struct RecordLoader {
         var hits: [(key: Key, rank: Double)] = []
         for table in tables {
             let fts = StoreSQL.searchTable(table.entity)
-            let rows = try Row.fetchAll(db, sql: "SELECT rowid, rank FROM \(fts) WHERE \(fts) MATCH ? ORDER BY rank LIMIT ?",
-                                        arguments: [terms.joined(separator: " "), limit])
-            hits += rows.map { (Key(entity: table.entity, rowID: $0[0]), $0[1]) }
+            try db.forEachRow("SELECT rowid, rank FROM \(fts) WHERE \(fts) MATCH ?1 ORDER BY rank LIMIT ?2",
+                              arguments: [.text(terms.joined(separator: " ")), .integer(Int64(max(0, limit)))], source: "table \(fts)") { row in
+                let rank: Double
+                switch row.value(at: 1) {
+                case .real(let real): rank = real
+                case .integer(let integer): rank = Double(integer)
+                case let other: throw row.badValue(other, "rank", expected: "a number")
+                }
+                hits.append((Key(entity: table.entity, rowID: try row.integer(at: 0, "rowid")), rank))
+            }
         }
         hits.sort { $0.rank < $1.rank }
         return try load(hits.prefix(limit).map(\.key), depth: depth, db)
@@ -108,9 +136,10 @@ struct RecordLoader {
                     for (rowID, values, links) in found {
                         let key = Key(entity: table.entity, rowID: rowID)
                         guard handles[key] == nil else { continue }
-                        handles[key] = try builder.add(entity: table.entity, attributes: values)
+                        let handle = try builder.add(entity: table.entity, attributes: values)
+                        handles[key] = handle
                         for (relationship, targets) in links {
-                            pendingLinks.append((handles[key]!, relationship, targets))
+                            pendingLinks.append((handle, relationship, targets))
                             next += targets
                         }
                     }
@@ -132,38 +161,53 @@ struct RecordLoader {
         let linkColumns = followLinks ? table.links.filter(\.isColumn) : []
         let columns = ([StoreSQL.rowID] + table.columns.map(\.name) + linkColumns.map(\.name)).map(q).joined(separator: ", ")
         let marks = Array(repeating: "?", count: rowIDs.count).joined(separator: ", ")
-        let rows = try Row.fetchAll(db, sql: "SELECT \(columns) FROM \(q(table.entity)) WHERE \(q(StoreSQL.rowID)) IN (\(marks))",
-                                    arguments: StatementArguments(rowIDs))
+        let source = "table \(q(table.entity))"
+        var rows: [Int64: [SQLiteValue]] = [:]
+        let arguments = rowIDs.map { ColumnCoding.Stored.integer($0) }
+        try db.forEachRow("SELECT \(columns) FROM \(q(table.entity)) WHERE \(q(StoreSQL.rowID)) IN (\(marks))", arguments: arguments,
+                          source: source) { row in
+            let rowID = try row.integer(at: 0, StoreSQL.rowID)
+            if rows[rowID] == nil { rows[rowID] = (1..<row.count).map { row.value(at: $0) } }
+        }
         var joined: [String: [Int64: [Key]]] = [:]
         if followLinks {
             for link in table.links where !link.isColumn {
                 let targetEntity = link.isPolymorphic ? "targetEntity" : "NULL"
-                let join = try Row.fetchAll(db, sql: """
-                    SELECT source, target, \(targetEntity) FROM \(StoreSQL.joinTable(table.entity, link.name))
-                    WHERE source IN (\(marks)) ORDER BY source, position
-                    """, arguments: StatementArguments(rowIDs))
+                let join = StoreSQL.joinTable(table.entity, link.name)
                 var targets: [Int64: [Key]] = [:]
-                for row in join {
-                    let entity: String = (row[2] as String?) ?? link.targets.first ?? ""
-                    targets[row[0], default: []].append(Key(entity: entity, rowID: row[1]))
+                try db.forEachRow("""
+                    SELECT source, target, \(targetEntity) FROM \(join)
+                    WHERE source IN (\(marks)) ORDER BY source, position
+                    """, arguments: arguments, source: "table \(join)") { row in
+                    let entity = try (link.isPolymorphic ? row.text(at: 2, "targetEntity") : link.targets.first) ?? ""
+                    guard link.targets.contains(entity) else {
+                        throw DamagedStore("table \(join), column 'targetEntity': '\(entity)' is not a target of \(table.entity).\(link.name)")
+                    }
+                    targets[try row.integer(at: 0, "source"), default: []].append(Key(entity: entity, rowID: try row.integer(at: 1, "target")))
                 }
                 joined[link.name] = targets
             }
         }
-        let byRowID = Dictionary(rows.map { ($0[0] as Int64, $0) }, uniquingKeysWith: { first, _ in first })
-        return rowIDs.compactMap { rowID in
-            guard let row = byRowID[rowID] else { return nil }
-            let values: [Value?] = table.columns.enumerated().map { offset, column in ColumnCoding.decode(row[1 + offset], type: column.type) }
+        var found: [(Int64, [Value?], [(String, [Key])])] = []
+        for rowID in rowIDs {
+            guard let row = rows[rowID] else { continue }
+            let values: [Value?] = table.columns.enumerated().map { offset, column in ColumnCoding.decode(row[offset], type: column.type) }
             var links: [(String, [Key])] = []
             for (offset, link) in linkColumns.enumerated() {
-                let target: Int64? = row[1 + table.columns.count + offset]
+                let target: Int64?
+                switch row[table.columns.count + offset] {
+                case .integer(let integer): target = integer
+                case .null: target = nil
+                case let other: throw DamagedStore("\(source), column '\(link.name)': a row id was expected, the file holds a \(other.typeName)")
+                }
                 links.append((link.name, target.map { [Key(entity: link.targets[0], rowID: $0)] } ?? []))
             }
             for link in table.links where !link.isColumn && followLinks {
                 links.append((link.name, joined[link.name]?[rowID] ?? []))
             }
-            return (rowID, values, links)
+            found.append((rowID, values, links))
         }
+        return found
     }
 
     private func suggestion(_ name: String, _ candidates: [String]) -> String {

@@ -163,11 +163,11 @@ struct RecordSaver: Sendable {
                 roots.endArray()
             }
             roots.endArray()
-            try db.execute(sql: """
+            try db.forEachRow("""
                 INSERT INTO \(StoreSQL.pathsTable) (path, generation, roots)
-                VALUES (?, (SELECT coalesce(max(generation), 0) + 1 FROM \(StoreSQL.pathsTable)), ?)
+                VALUES (?1, (SELECT coalesce(max(generation), 0) + 1 FROM \(StoreSQL.pathsTable)), ?2)
                 ON CONFLICT (path) DO UPDATE SET generation = excluded.generation, roots = excluded.roots
-                """, arguments: [path, roots.string])
+                """, arguments: [.text(path), .text(roots.string)], source: "table \(StoreSQL.pathsTable)") { _ in }
         }
         return summary
     }
@@ -295,15 +295,15 @@ struct RecordSaver: Sendable {
                                  related: [(entity: String, rowID: Int64)], union: Bool, _ db: Database) throws {
         let join = StoreSQL.joinTable(table.entity, link.name)
         let targetColumns = link.isPolymorphic ? "target, targetEntity" : "target"
+        var current: [(String, Int64)] = []
+        try db.forEachRow("SELECT \(targetColumns) FROM \(join) WHERE source = ?1 ORDER BY position", arguments: [.integer(source)],
+                          source: "table \(join)") { row in
+            current.append((link.isPolymorphic ? try row.text(at: 1, "targetEntity") : link.targets[0], try row.integer(at: 0, "target")))
+        }
         var existing: [(String, Int64)] = []
         if union {
-            existing = try Row.fetchAll(db.cachedStatement(sql: "SELECT \(targetColumns) FROM \(join) WHERE source = ? ORDER BY position"),
-                                        arguments: [source])
-                .map { (link.isPolymorphic ? $0[1] : link.targets[0], $0[0]) }
+            existing = current
         } else {
-            let current = try Row.fetchAll(db.cachedStatement(sql: "SELECT \(targetColumns) FROM \(join) WHERE source = ? ORDER BY position"),
-                                           arguments: [source])
-                .map { (link.isPolymorphic ? $0[1] as String : link.targets[0], $0[0] as Int64) }
             if current.elementsEqual(related, by: { $0.0 == $1.entity && $0.1 == $1.rowID }) { return }
             try db.cachedStatement(sql: "DELETE FROM \(join) WHERE source = ?").execute(arguments: [source])
         }
@@ -377,8 +377,10 @@ struct RecordSaver: Sendable {
 
     /// Deletes the stored record a tombstone names; returns 1 when there was one, else 0.
     private func deleteTombstone(_ sql: TableSQL, values: [ColumnCoding.Stored?], _ db: Database) throws -> Int {
-        guard !sql.identity.isEmpty, sql.identity.allSatisfy({ values[$0].map { !$0.isNull } ?? false }) else { return 0 }
-        try db.cachedStatement(sql: sql.deleteByIdentity).execute(arguments: StatementArguments(sql.identity.map { values[$0]!.databaseValue }))
+        let identity = sql.identity.compactMap { values[$0] }.filter { !$0.isNull }
+        guard !sql.identity.isEmpty, identity.count == sql.identity.count else { return 0 }
+        // Bound by length (`forEachRow`): a text identity is matched whole.
+        try db.forEachRow(sql.deleteByIdentity, arguments: identity, source: "table \(q(sql.table.entity))") { _ in }
         return db.changesCount
     }
 
@@ -395,8 +397,11 @@ struct RecordSaver: Sendable {
             }
         }
         let conditions = ColumnCoding.equalities(scope)
-        let candidates = try Int64.fetchAll(db, sql: "SELECT \(q(StoreSQL.rowID)) FROM \(q(rule.entity))"
-            + (scope.isEmpty ? "" : " WHERE \(conditions.sql)"), arguments: conditions.arguments)
+        var candidates: [Int64] = []
+        try db.forEachRow("SELECT \(q(StoreSQL.rowID)) FROM \(q(rule.entity))" + (scope.isEmpty ? "" : " WHERE \(conditions.sql)"),
+                          arguments: conditions.arguments, source: "table \(q(rule.entity))") { row in
+            candidates.append(try row.integer(at: 0, StoreSQL.rowID))
+        }
         let delete = try db.cachedStatement(sql: "DELETE FROM \(q(rule.entity)) WHERE \(q(StoreSQL.rowID)) = ?")
         var deleted = 0
         for rowID in candidates where !keep.contains(rowID) {

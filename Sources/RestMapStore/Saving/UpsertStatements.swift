@@ -48,7 +48,7 @@ final class UpsertStatements {
     /// INTEGER or TEXT identity column; `nil` otherwise (each record is then upserted).
     func storedRows(of records: [RestMap.Record]) throws -> StoredRows? {
         guard !sql.identity.isEmpty else { return nil }
-        if try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(StoreSQL.quote(sql.table.entity)))")! {
+        if try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(StoreSQL.quote(sql.table.entity)))") ?? false) {
             return StoredRows(rowIDs: [Int64?](repeating: nil, count: records.count))
         }
         guard let query = sql.selectByIdentities else { return nil }
@@ -71,7 +71,9 @@ final class UpsertStatements {
         let statement = try DirectStatement(query, db)
         try statement.bind(.text(identities.string), at: 1)
         try statement.forEachRow {
-            let position = positions[Int(statement.integer(at: 0)!)]
+            // `json_each` numbers the array from 0: every key is a position in `positions`.
+            guard let key = statement.integer(at: 0), positions.indices.contains(Int(key)) else { return }
+            let position = positions[Int(key)]
             stored.rowIDs[position] = statement.integer(at: 1)
             for link in 0..<linkCount { stored.links[position * linkCount + link] = statement.integer(at: Int32(2 + link)) }
         }
