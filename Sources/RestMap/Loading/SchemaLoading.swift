@@ -27,7 +27,7 @@ extension PreparedSchema {
     /// one: never from the schema's folder (see `PluginSearchPath`). A first-party library lying
     /// elsewhere is reported as a warning at the plugin's name.
     public static func load(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
-        let searchPath = PluginSearchPath(schemaDirectory: (path as NSString).deletingLastPathComponent.nonEmpty ?? ".",
+        let searchPath = PluginSearchPath(schemaDirectory: FilePaths.directory(of: path).nonEmpty ?? ".",
                                           pluginPaths: pluginPaths)
         return prepare(SchemaLoader().load(contentsOf: path), file: path, searchPath: searchPath, plugins: plugins)
     }

@@ -35,7 +35,7 @@ public struct SchemaTestRunner: Sendable {
         }
         guard result.fileFailures.isEmpty else { return result }
 
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePaths.directory(of: path)
         var context = FileContext(testFile: path, directory: directory.isEmpty ? "." : directory,
                                   pluginPaths: (root["pluginPaths"]?.sequence ?? []).compactMap(\.scalarText) + pluginPaths)
         if let expected = root["schemaDiagnostics"]?.sequence {

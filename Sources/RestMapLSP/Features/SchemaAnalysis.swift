@@ -24,7 +24,7 @@ struct SchemaAnalysis {
             let diagnostics = loaded.diagnostics + SchemaTestGrammar.file.diagnostics(for: root, context: "the test file")
             var schemaRoot = root["schema"]
             if let path = schemaRoot?.scalarText {
-                let directory = (file as NSString).deletingLastPathComponent
+                let directory = FilePaths.directory(of: file)
                 schemaRoot = SchemaLoader().load(contentsOf: path.hasPrefix("/") ? path : directory + "/" + path).root
             }
             return SchemaAnalysis(root: root, diagnostics: diagnostics.sortedByPosition(), grammar: SchemaTestGrammar.file,

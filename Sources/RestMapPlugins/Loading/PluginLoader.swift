@@ -14,7 +14,7 @@ public enum PluginLoader {
         guard FileManager.default.fileExists(atPath: path) else {
             throw PluginError.notFound(
                 name: PluginSearchPath.pluginName(fromFileName: (path as NSString).lastPathComponent) ?? path,
-                searched: [(path as NSString).deletingLastPathComponent])
+                searched: [FilePaths.directory(of: path)])
         }
         let verified = try PluginTrust.verifiedPath(of: path)
         guard let handle = dlopen(verified, RTLD_NOW | RTLD_LOCAL) else {

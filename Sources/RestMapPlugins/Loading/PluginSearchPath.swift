@@ -75,7 +75,7 @@ public struct PluginSearchPath: Sendable, Equatable {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
             return nil
         }
-        return (executable as NSString).deletingLastPathComponent
+        return FilePaths.directory(of: executable)
     }
 
     /// An executable's folder and its installed plugin folder, `<bindir>/../lib/restmap/plugins`.

@@ -26,14 +26,14 @@ public enum PluginTrust {
         if let problem = problem(with: status, of: file, userID: userID, isFolder: false) {
             throw PluginError.untrusted(path: path, reason: problem)
         }
-        var folder = (file as NSString).deletingLastPathComponent
+        var folder = FilePaths.directory(of: file)
         while true {
             let folderStatus = try self.status(of: folder, for: path)
             if let problem = problem(with: folderStatus, of: folder, userID: userID, isFolder: true) {
                 throw PluginError.untrusted(path: path, reason: "its folder " + problem)
             }
             if folder == "/" || folder.isEmpty { break }
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = FilePaths.directory(of: folder)
         }
         return file
     }

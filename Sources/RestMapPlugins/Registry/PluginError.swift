@@ -56,7 +56,7 @@ public enum PluginError: Error, Sendable, Equatable, CustomStringConvertible {
         } else if untrusted.isEmpty {
             message += "; the schema's folder and the current directory are not searched: pass --plugin-path DIR (or set \(PluginSearchPath.environmentVariable)) to add the folder holding it"
         } else {
-            let folders = untrusted.map { ($0 as NSString).deletingLastPathComponent }
+            let folders = untrusted.map { FilePaths.directory(of: $0) }
             message += "; found \(untrusted.joined(separator: ", ")), in a folder that is not searched: pass "
                 + folders.map { "--plugin-path \($0)" }.joined(separator: " or ") + " to trust it"
         }
