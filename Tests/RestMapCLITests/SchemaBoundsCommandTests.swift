@@ -114,3 +114,39 @@ struct SchemaBoundsCommandTests {
         #expect(validate.output.isEmpty, "\(validate.output)")
     }
 }
+
+/// A key longer than libyaml's limit is reported as such, in JSON and in YAML.
+@Suite("restmap validate: long keys")
+struct LongKeyCommandTests {
+    @Test("A key of 1,500 characters is reported at the key with the limit; one of 1,000 is accepted; '? key' lifts the limit in YAML")
+    func longKeys() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let long = String(repeating: "k", count: 1500)
+        let rest = #""entities": {"User": {"attributes": {"id": "id"}}}, "responses": [{"entity": "User"}]"#
+        let files = [
+            "long.json": #"{"restmap": 1, \#(rest), "headers": {"\#(long)": "v"}}"# + "\n",
+            "fine.json": #"{"restmap": 1, \#(rest), "headers": {"\#(String(repeating: "k", count: 1000))": "v"}}"# + "\n",
+            "long.yaml": "restmap: 1\nheaders:\n  \(long): v\n",
+            "explicit.yaml": "restmap: 1\nheaders:\n  ? \(long)\n  : v\nentities:\n  User:\n    attributes: { id: id }\nresponses:\n  - { entity: User }\n",
+        ]
+        for (name, text) in files { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        let limit = "a mapping key of 1500 characters: keys are limited to 1024 characters (the YAML parser's limit for a key, which applies to JSON schemas too)"
+
+        let json = try CLI.run(["validate", "long.json"], in: directory)
+        #expect(json.status == 1)
+        let column = try #require(files["long.json"]!.range(of: long)).lowerBound.utf16Offset(in: files["long.json"]!) + 1
+        #expect(json.output == "long.json:1:\(column): error: \(limit)\n")
+
+        let yaml = try CLI.run(["validate", "long.yaml"], in: directory)
+        #expect(yaml.status == 1)
+        #expect(yaml.output == "long.yaml:3:3: error: \(limit)\n")
+
+        for name in ["fine.json", "explicit.yaml"] {
+            let run = try CLI.run(["validate", name], in: directory)
+            #expect(run.status == 0, "\(name): \(run.output)")
+            #expect(run.output.isEmpty, "\(name): \(run.output)")
+        }
+    }
+}

@@ -240,9 +240,10 @@ private struct Composer {
     /// libyaml's limit on the length of a key written without `?` (a "simple key").
     static let maximumKeyLength = 1024
 
-    /// The start and length (in characters) of a key over `maximumKeyLength` that made the parser
-    /// fail: in block style libyaml gives up on the key ("could not find expected ':'"); in flow
-    /// style (JSON) it reads the key as a lone entry and then stops at its ':'.
+    /// The start and length (in characters, quotes left out) of a key over `maximumKeyLength` that
+    /// made the parser fail: libyaml no longer takes it for a key, so it stops at the ':' after it
+    /// ("mapping values are not allowed" in block style, "did not find expected ',' or '}'" in
+    /// flow style, as in JSON), or, for a key it had to read, says it "could not find expected ':'".
     func longKey(_ parser: yaml_parser_t) -> (start: SourceLocation, length: Int)? {
         let problem = parser.problem.map { String(cString: $0) } ?? ""
         let problemOffset = byteOffset(of: parser.problem_mark)
@@ -253,8 +254,10 @@ private struct Composer {
             var end = keyStart!
             while end < bytes.count, bytes[end] != 0x0A, !(bytes[end] == UInt8(ascii: ":") && (end + 1 == bytes.count || [0x20, 0x0A, 0x0D].contains(bytes[end + 1]))) { end += 1 }
             keyEnd = end
-        } else if problem == "did not find expected ',' or '}'", problemOffset < bytes.count, bytes[problemOffset] == UInt8(ascii: ":") {
-            // The scalar before the ':': a quoted one back to its opening quote, else a plain one.
+        } else if ["did not find expected ',' or '}'", "mapping values are not allowed in this context"].contains(problem),
+                  problemOffset < bytes.count, bytes[problemOffset] == UInt8(ascii: ":") {
+            // The scalar before the ':': a quoted one back to its opening quote, else a plain one
+            // back to the start of its line or flow entry.
             var end = problemOffset
             while end > 0, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
             guard end > 0 else { return nil }
@@ -262,11 +265,14 @@ private struct Composer {
             var start = end - 1
             if bytes[start] == UInt8(ascii: "\"") || bytes[start] == UInt8(ascii: "'") {
                 let quote = bytes[start]
+                keyEnd = start
                 start -= 1
                 while start >= 0, !(bytes[start] == quote && (start == 0 || bytes[start - 1] != UInt8(ascii: "\\"))) { start -= 1 }
                 guard start >= 0 else { return nil }
+                start += 1
             } else {
-                while start > 0, ![UInt8(ascii: "{"), UInt8(ascii: ","), 0x20, 0x0A].contains(bytes[start - 1]) { start -= 1 }
+                while start > 0, ![UInt8(ascii: "{"), UInt8(ascii: ","), UInt8(ascii: "["), 0x0A].contains(bytes[start - 1]) { start -= 1 }
+                while start < keyEnd, bytes[start] == 0x20 || bytes[start] == UInt8(ascii: "-") && start + 1 < keyEnd && bytes[start + 1] == 0x20 { start += 1 }
             }
             keyStart = start
         }
