@@ -2,14 +2,14 @@
 # Builds the libFuzzer targets (swiftc -sanitize=fuzzer,address) and runs each for SECONDS
 # (default 600) with a corpus seeded from the test fixtures, schemas and samples.
 #
-# usage: Tests/Fuzz/run.sh [SECONDS] [TARGET…]     TARGET: json keypath pathpattern schema store (default: all)
+# usage: Tests/Fuzz/run.sh [SECONDS] [TARGET…]     TARGET: json keypath pathpattern schema misspelling store (default: all)
 # Builds go to .build-fuzz/ (gitignored); a crash leaves its input there as crash-* and fails the run.
 # The schema and store targets link objects of the debug build: run `swift build` first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${1:-600}
 shift || true
-TARGETS=${*:-json keypath pathpattern schema store}
+TARGETS=${*:-json keypath pathpattern schema misspelling store}
 OUT=.build-fuzz
 mkdir -p "$OUT"
 # The sources are compiled into one module; `package` declarations need a package name.
@@ -103,6 +103,11 @@ for target in $TARGETS; do
         # Leak detection is off as for the schema target (the schema and GRDB's globals live until exit).
         RESTMAP_FUZZ_STORE_SCHEMA="$PWD/Tests/Fuzz/Seeds/store/store.yaml" ASAN_OPTIONS_TARGET=detect_leaks=0 \
             run store "$STORE_CORPUS" -max_len=32768 ;;
+    misspelling)
+        build misspelling $SCHEMA_SOURCES Tests/Fuzz/Targets/MisspellingFuzz.swift "${YAML_FLAGS[@]}" .build/debug/CYaml.build/src/*.o $(ls .build/debug/Yams.build/*.o 2>/dev/null) -I .build/debug/Modules
+        # Any bytes make a schema of names and misspellings; a few seeds start it off. Leak
+        # detection is off as for the schema target (the grammar's globals).
+        ASAN_OPTIONS_TARGET=detect_leaks=0 run misspelling "$(seed_lines misspelling Tests/Fuzz/Seeds/misspellings.txt)" ;;
     *) echo "unknown fuzz target '$target'" >&2; exit 2 ;;
     esac
 done

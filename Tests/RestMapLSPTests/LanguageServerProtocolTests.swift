@@ -192,18 +192,20 @@ struct LanguageServerProtocolTests {
         #expect(try client.finish() == 0)
     }
 
-    @Test("Without configured plugin folders, no plugin loads and completion says why")
+    @Test("Without configured plugin folders, no third-party plugin loads and completion says why")
     func pluginsOnlyFromSettings() throws {
         let client = try Client()
         _ = try client.request("initialize", ["processId": NSNull(), "rootUri": NSNull(), "capabilities": [:] as [String: Any]])
-        try client.notify("textDocument/didOpen", ["textDocument": ["uri": Self.uri, "languageId": "yaml", "version": 1, "text": Self.schema]])
+        // A third-party plugin in the place of the first-party dates (which loads without settings).
+        let text = Self.schema.replacingOccurrences(of: "dates", with: "geoxx")
+        try client.notify("textDocument/didOpen", ["textDocument": ["uri": Self.uri, "languageId": "yaml", "version": 1, "text": text]])
         let published = try client.waitFor("textDocument/publishDiagnostics")
         let messages = ((published["params"] as? [String: Any])?["diagnostics"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
-        #expect(messages.contains { $0.hasPrefix("plugin 'dates' is not loaded: the language server loads plugins only from the folders in the 'restmap.pluginPaths' setting") }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("plugin 'geoxx' is not loaded: the language server loads plugins only from the folders in the 'restmap.pluginPaths' setting") }, "\(messages)")
         let completion = try #require(try client.request("textDocument/completion", position(11, 58)) as? [String: Any])
         let items = try #require(completion["items"] as? [[String: Any]])
         #expect(items.count == 1)
-        #expect((items.first?["detail"] as? String) == "no completions: plugin 'dates' is not loaded")
+        #expect((items.first?["detail"] as? String) == "no completions: plugin 'geoxx' is not loaded")
         #expect(try client.finish() == 0)
     }
 

@@ -10,6 +10,10 @@ public struct PreparedSchema: Sendable {
     public var plugins: PluginRegistry
     /// Schema and plugin-loading problems, sorted by position.
     public var diagnostics: [Diagnostic]
+    /// The steps "did you mean" suggestions took (see `LoadedSchema.suggestionSteps`).
+    public var suggestionSteps = 0
+    /// Whether validation stopped early because its cancellation was cancelled.
+    public var wasCancelled = false
 }
 
 /// A schema that could not be prepared for mapping.
@@ -34,9 +38,11 @@ extension PreparedSchema {
 
     /// Prepares a document already loaded (a schema embedded in another file, a schema an editor
     /// holds): loads the plugins it names from `searchPath` unless `plugins` already holds them,
-    /// then validates it, transformer names and arguments included.
+    /// then validates it, transformer names and arguments included. A `cancellation` cancelled
+    /// meanwhile stops validation early (an editor's analysis of text it has replaced).
     public static func prepare(_ loaded: SchemaLoader.Loaded, file path: String, searchPath: PluginSearchPath,
-                               plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
+                               plugins: PluginRegistry = PluginRegistry(),
+                               cancellation: ValidationCancellation? = nil) -> PreparedSchema {
         var registry = plugins
         registry.registerBuiltins()
         var pluginDiagnostics: [Diagnostic] = []
@@ -55,9 +61,12 @@ extension PreparedSchema {
                 }
             }
         }
-        let validated = Schema.validate(loaded, file: path, options: SchemaValidationOptions(transformers: registry.catalog))
+        var options = SchemaValidationOptions(transformers: registry.catalog)
+        options.cancellation = cancellation
+        let validated = Schema.validate(loaded, file: path, options: options)
         let all = (validated.diagnostics + pluginDiagnostics).sortedByPosition()
-        return PreparedSchema(schema: all.containsErrors ? nil : validated.schema, plugins: registry, diagnostics: all)
+        return PreparedSchema(schema: all.containsErrors ? nil : validated.schema, plugins: registry, diagnostics: all,
+                              suggestionSteps: validated.suggestionSteps, wasCancelled: validated.wasCancelled)
     }
 }
 

@@ -198,13 +198,20 @@ enum GrammarWalk {
         return object
     }
 
-    /// Every fixed word a shape accepts (enumerations and booleans, through lists and choices).
+    /// Every fixed word a shape accepts (enumerations and booleans, through lists and choices),
+    /// each once, in first-seen order: a choice's alternatives can accept the same word (`type`
+    /// takes a type name, or a one-item list of one).
     static func words(_ shape: Shape) -> [String] {
+        var seen = Set<String>()
+        return allWords(shape).filter { seen.insert($0).inserted }
+    }
+
+    private static func allWords(_ shape: Shape) -> [String] {
         switch shape {
         case .enumeration(let words): words
         case .boolean: ["true", "false"]
-        case .list(let item): Self.words(item)
-        case .choice(let alternatives): alternatives.flatMap(Self.words)
+        case .list(let item): allWords(item)
+        case .choice(let alternatives): alternatives.flatMap(allWords)
         default: []
         }
     }

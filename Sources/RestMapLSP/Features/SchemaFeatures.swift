@@ -50,6 +50,9 @@ struct SchemaFeatures {
             let shape = GrammarWalk.member(of: GrammarWalk.shape(at: path, in: analysis.grammar) ?? .any, key)
             if key == "transform" || path.last == "transform" {
                 transformerItems(add: add)
+            } else if key == "keyedBy", let target = relationshipTarget(path: path) {
+                // A relationship's keyedBy names attributes of its target entity.
+                for name in analysis.attributes(of: target) { add(name, .field, detail: "attribute of the target") }
             } else if key == "identifiedBy" || key == "keyedBy" || key == "attributes" && path.first == "requests" {
                 for name in analysis.attributes(of: entityInScope(path: path, line: line) ?? "") { add(name, .field, detail: "attribute") }
             } else if path.last == "connect" {
@@ -90,8 +93,7 @@ struct SchemaFeatures {
     /// Transformer names of the plugins the schema names (and the built-ins); a plugin that is not
     /// loaded gets one item that says why it has no completions.
     private func transformerItems(add: (String, Kind, String?, String?) -> Void) {
-        for node in analysis.root?["plugins"]?.sequence ?? [] {
-            guard let name = node.scalarText else { continue }
+        for name in analysis.pluginNames {
             switch plugins.plugin(named: name) {
             case .success(let info):
                 for transformer in info.transformers {
@@ -128,9 +130,9 @@ struct SchemaFeatures {
         return items.last(where: { $0.location.line - 1 <= line })?["entity"]?.scalarText
     }
 
-    /// The target entity of the relationship a `connect` path is in.
+    /// The target entity of the relationship a path is in (`entities.E.relationships.R…`).
     private func relationshipTarget(path: [String]) -> String? {
-        guard path.count >= 5, path[0] == "entities", path[2] == "relationships" else { return nil }
+        guard path.count >= 4, path[0] == "entities", path[2] == "relationships" else { return nil }
         return analysis.root?["entities"]?[path[1]]?["relationships"]?[path[3]]?["entity"]?.scalarText
     }
 

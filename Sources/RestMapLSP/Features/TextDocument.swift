@@ -37,12 +37,26 @@ struct TextDocument {
         return result
     }
 
+    /// The last position converted: converting positions in order (diagnostics are sorted) goes
+    /// on from it, so many positions on one long line (a minified JSON schema) cost one pass.
+    private final class PositionMemo {
+        var line = -1, column = 0, units = 0
+    }
+
+    private let memo = PositionMemo()
+
     /// The LSP position of a schema location.
     func position(of location: SourceLocation) -> [String: Any] {
         let line = location.line - 1
         guard lines.indices.contains(line) else { return ["line": max(0, line), "character": 0] }
-        let scalars = lines[line].prefix(max(0, location.column - 1))
-        return ["line": line, "character": scalars.reduce(0) { $0 + $1.utf16.count }]
+        let column = min(max(0, location.column - 1), lines[line].count)
+        var (start, units) = memo.line == line && memo.column <= column ? (memo.column, memo.units) : (0, 0)
+        while start < column {
+            units += lines[line][start].utf16.count
+            start += 1
+        }
+        (memo.line, memo.column, memo.units) = (line, column, units)
+        return ["line": line, "character": units]
     }
 
     /// The LSP range of the token that starts at a schema location (to the next separator).

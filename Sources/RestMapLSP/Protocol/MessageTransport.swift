@@ -50,6 +50,47 @@ public struct MessageTransport {
         return message
     }
 
+    /// The next message and every further one already received in full: a batch the caller can
+    /// act on at once (a newer edit in it supersedes an older one). `nil` at the end of the input.
+    public mutating func readBatch() throws(ReadError) -> [[UInt8]]? {
+        guard let first = try read() else { return nil }
+        var batch = [first]
+        while let next = try bufferedMessage() { batch.append(next) }
+        return batch
+    }
+
+    /// A message complete in the buffer, read without waiting for more input; `nil` when the
+    /// buffer holds none in full.
+    private mutating func bufferedMessage() throws(ReadError) -> [UInt8]? {
+        guard let headerEnd = Self.headerEnd(in: buffer) else { return nil }
+        var length: Int?
+        for line in String(decoding: buffer[..<headerEnd], as: UTF8.self).split(separator: "\r\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { throw .badHeader(String(line)) }
+            if parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-length" {
+                guard let value = Int(parts[1].trimmingCharacters(in: .whitespaces)), value >= 0 else { throw .badHeader(String(line)) }
+                guard value <= Self.maximumMessageSize else { throw .tooLarge(value) }
+                length = value
+            }
+        }
+        guard let length else { throw .badHeader("no Content-Length") }
+        let bodyStart = headerEnd + 4
+        guard buffer.count - bodyStart >= length else { return nil }
+        let message = Array(buffer[bodyStart..<bodyStart + length])
+        buffer.removeFirst(bodyStart + length)
+        return message
+    }
+
+    /// The offset of the `\r\n\r\n` that ends a header block at the start of `bytes`.
+    private static func headerEnd(in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        // A header is a few short lines: one without its end in the first 8 KiB is left to `read()`.
+        for index in 0...min(bytes.count - 4, 8192) where bytes[index] == 0x0D && bytes[index + 1] == 0x0A && bytes[index + 2] == 0x0D && bytes[index + 3] == 0x0A {
+            return index
+        }
+        return nil
+    }
+
     /// Writes one message.
     public func write(_ json: [UInt8]) {
         output.write(Data("Content-Length: \(json.count)\r\n\r\n".utf8) + Data(json))

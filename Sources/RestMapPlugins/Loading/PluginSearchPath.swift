@@ -117,13 +117,15 @@ public struct PluginSearchPath: Sendable, Equatable {
     ///   `PluginError.notFound` listing the directories searched and the copies refused.
     public func locate(_ name: String) throws(PluginError) -> String {
         guard Self.isValidName(name) else { throw PluginError.invalidName(name) }
-        let searched = directories(forPlugin: name)
+        if let path = firstLibrary(named: name) { return path }
+        throw PluginError.notFound(name: name, searched: directories(forPlugin: name), untrusted: refusals(forPlugin: name).map(\.path))
+    }
+
+    /// The first `librestmap-<name>.so` that exists in the directories the name may come from.
+    private func firstLibrary(named name: String) -> String? {
         let fileName = Self.fileName(forPlugin: name)
-        if let path = searched.lazy.map({ ($0 as NSString).appendingPathComponent(fileName) })
-            .first(where: { FileManager.default.fileExists(atPath: $0) }) {
-            return path
-        }
-        throw PluginError.notFound(name: name, searched: searched, untrusted: refusals(forPlugin: name).map(\.path))
+        return directories(forPlugin: name).lazy.map { ($0 as NSString).appendingPathComponent(fileName) }
+            .first { FileManager.default.fileExists(atPath: $0) }
     }
 
     /// A plugin library found on the search path.
@@ -160,11 +162,14 @@ public struct PluginSearchPath: Sendable, Equatable {
 
     /// The plugin libraries that are never loaded, sorted by path: a first-party name outside the
     /// first-party directories, and any plugin in an unsearched folder (the schema's, the current one).
+    /// A file that is the very one `locate` loads, reached by another path (`.` when run from the
+    /// binary's folder, a link), is not a refusal: files are compared by device and inode.
     public func refusals() -> [Refusal] {
         untrustedDirectories.flatMap { directory, searched in
             Self.libraries(in: directory).compactMap { candidate in
-                Self.refusalReason(for: candidate.name, in: directory, searched: searched)
-                    .map { Refusal(name: candidate.name, path: candidate.path, reason: $0) }
+                guard let reason = Self.refusalReason(for: candidate.name, in: directory, searched: searched),
+                      !isLoaded(candidate.path, asPlugin: candidate.name) else { return nil }
+                return Refusal(name: candidate.name, path: candidate.path, reason: reason)
             }
         }.sorted { $0.path < $1.path }
     }
@@ -177,7 +182,7 @@ public struct PluginSearchPath: Sendable, Equatable {
         return untrustedDirectories.compactMap { directory, searched in
             let path = (directory as NSString).appendingPathComponent(fileName)
             guard let reason = Self.refusalReason(for: name, in: directory, searched: searched),
-                  FileManager.default.fileExists(atPath: path) else { return nil }
+                  FileManager.default.fileExists(atPath: path), !isLoaded(path, asPlugin: name) else { return nil }
             return Refusal(name: name, path: path, reason: reason)
         }.sorted { $0.path < $1.path }
     }
@@ -197,6 +202,26 @@ public struct PluginSearchPath: Sendable, Equatable {
     }
 
     // MARK: Helpers
+
+    /// A file's device and inode: one file reached by two paths has one identity.
+    struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+
+        /// The identity of the file at `path` (links followed), or `nil` when it cannot be read.
+        init?(path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
+    }
+
+    /// Whether the file at `path` is the file `locate(name)` finds.
+    private func isLoaded(_ path: String, asPlugin name: String) -> Bool {
+        guard Self.isValidName(name), let located = firstLibrary(named: name), let identity = FileIdentity(path: path) else { return false }
+        return FileIdentity(path: located) == identity
+    }
 
     private static func normalized(_ directories: [String]) -> [String] {
         var seen: Set<String> = []

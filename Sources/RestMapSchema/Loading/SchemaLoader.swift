@@ -237,6 +237,67 @@ private struct Composer {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// libyaml's limit on the length of a key written without `?` (a "simple key").
+    static let maximumKeyLength = 1024
+
+    /// The start and length (in characters, quotes left out) of a key over `maximumKeyLength` that
+    /// made the parser fail: libyaml no longer takes it for a key, so it stops at the ':' after it
+    /// ("mapping values are not allowed" in block style, "did not find expected ',' or '}'" in
+    /// flow style, as in JSON), or, for a key it had to read, says it "could not find expected ':'".
+    func longKey(_ parser: yaml_parser_t) -> (start: SourceLocation, length: Int)? {
+        let problem = parser.problem.map { String(cString: $0) } ?? ""
+        let problemOffset = byteOffset(of: parser.problem_mark)
+        var keyStart: Int?, keyEnd = problemOffset
+        if problem == "could not find expected ':'" {
+            keyStart = byteOffset(of: parser.context_mark)
+            // The key runs to the ':' that follows it on its line (if the parser stopped before).
+            var end = keyStart!
+            while end < bytes.count, bytes[end] != 0x0A, !(bytes[end] == UInt8(ascii: ":") && (end + 1 == bytes.count || [0x20, 0x0A, 0x0D].contains(bytes[end + 1]))) { end += 1 }
+            keyEnd = end
+        } else if ["did not find expected ',' or '}'", "mapping values are not allowed in this context"].contains(problem),
+                  problemOffset < bytes.count, bytes[problemOffset] == UInt8(ascii: ":") {
+            // The scalar before the ':': a quoted one back to its opening quote, else a plain one
+            // back to the start of its line or flow entry.
+            var end = problemOffset
+            while end > 0, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+            guard end > 0 else { return nil }
+            keyEnd = end
+            var start = end - 1
+            if bytes[start] == UInt8(ascii: "\"") || bytes[start] == UInt8(ascii: "'") {
+                let quote = bytes[start]
+                keyEnd = start
+                start -= 1
+                while start >= 0, !(bytes[start] == quote && (start == 0 || bytes[start - 1] != UInt8(ascii: "\\"))) { start -= 1 }
+                guard start >= 0 else { return nil }
+                start += 1
+            } else {
+                while start > 0, ![UInt8(ascii: "{"), UInt8(ascii: ","), UInt8(ascii: "["), 0x0A].contains(bytes[start - 1]) { start -= 1 }
+                while start < keyEnd, bytes[start] == 0x20 || bytes[start] == UInt8(ascii: "-") && start + 1 < keyEnd && bytes[start + 1] == 0x20 { start += 1 }
+            }
+            keyStart = start
+        }
+        guard let keyStart, keyEnd > keyStart else { return nil }
+        let length = String(decoding: bytes[keyStart..<keyEnd], as: UTF8.self).unicodeScalars.count
+        guard length > Self.maximumKeyLength else { return nil }
+        return (SchemaLoader.location(ofOffset: keyStart, in: bytes, file: file), length)
+    }
+
+    /// The byte offset of a libyaml mark (whose line and column count characters).
+    func byteOffset(of mark: yaml_mark_t) -> Int {
+        var offset = 0
+        for _ in 0..<Int(mark.line) {
+            guard let newline = bytes[offset...].firstIndex(of: 0x0A) else { return bytes.count }
+            offset = newline + 1
+        }
+        var characters = 0
+        while offset < bytes.count, characters < Int(mark.column) {
+            offset += 1
+            while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+            characters += 1
+        }
+        return offset
+    }
+
     /// A diagnostic for a YAML syntax error, with a hint for the usual causes.
     func yamlError(_ parser: yaml_parser_t) -> Diagnostic {
         let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
@@ -248,8 +309,14 @@ private struct Composer {
             // collections, so it can stop before the composer sees level `maximumDepth`.
             return .error("nesting deeper than \(limits.maximumDepth) levels", at: at)
         }
+        if let key = longKey(parser) {
+            return .error(
+                "a mapping key of \(key.length) characters: keys are limited to \(Self.maximumKeyLength) characters "
+                    + "(the YAML parser's limit for a key, which applies to JSON schemas too)",
+                at: key.start)
+        }
         var message = "YAML syntax error: \(context)\(problem)"
-        let offset = min(Int(mark.index), bytes.count)
+        let offset = byteOffset(of: mark)
         let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
         let lineEnd = bytes[offset...].firstIndex(of: 0x0A) ?? bytes.count
         let line = String(decoding: bytes[lineStart..<lineEnd], as: UTF8.self)

@@ -6,6 +6,11 @@ public struct LoadedSchema: Sendable {
     public var schema: Schema?
     /// Every problem found, sorted by position.
     public var diagnostics: [Diagnostic]
+    /// The steps "did you mean" suggestions took (at most `SchemaValidationOptions.suggestionLimit`).
+    public var suggestionSteps = 0
+    /// Whether validation stopped early because `SchemaValidationOptions.cancellation` was
+    /// cancelled: the diagnostics are then incomplete.
+    public var wasCancelled = false
 }
 
 extension Schema {
@@ -32,7 +37,9 @@ extension Schema {
         let reader = SchemaReader(file: file, root: root, options: options)
         let schema = reader.read()
         let diagnostics = (loaded.diagnostics + reader.diagnostics).sortedByPosition()
-        return LoadedSchema(schema: diagnostics.containsErrors ? nil : schema, diagnostics: diagnostics)
+        let cancelled = options.cancellation?.isCancelled == true
+        return LoadedSchema(schema: diagnostics.containsErrors || cancelled ? nil : schema, diagnostics: diagnostics,
+                            suggestionSteps: reader.suggester.budget.spent, wasCancelled: cancelled)
     }
 }
 
@@ -44,11 +51,14 @@ final class SchemaReader {
     var diagnostics: [Diagnostic] = []
     /// `defaults.sourceKeys`: how a name without `from` becomes its key.
     let keyStyle: KeyStyle?
+    /// "Did you mean" look-ups, within one budget for the whole validation.
+    let suggester: Suggester
 
     init(file: String, root: SchemaNode, options: SchemaValidationOptions) {
         self.file = file
         self.root = root
         self.options = options
+        suggester = Suggester(budget: SuggestionBudget(limit: options.suggestionLimit), cancellation: options.cancellation)
         keyStyle = root["defaults"]?["sourceKeys"]?.stringValue.flatMap(KeyStyle.init(rawValue:))
     }
 
@@ -58,7 +68,7 @@ final class SchemaReader {
     }
 
     func read() -> Schema {
-        var structure = StructuralValidator()
+        var structure = StructuralValidator(suggester: suggester)
         structure.check(root, against: RestMapGrammar.schema, context: "the schema")
         diagnostics += structure.diagnostics
 
@@ -89,15 +99,27 @@ final class SchemaReader {
             plugins: plugins, headers: headers, sourceKeys: keyStyle, entities: [], responses: [], errors: [], routes: [], requests: [],
             pagination: readPagination(root["pagination"]), auth: nil, client: readClient(root["client"]),
             store: root["store"], root: root)
-        schema.entities = (root["entities"]?.mapping ?? []).compactMap { readEntity($0, plugins: Set(plugins.map(\.value))) }
+        let pluginNames = Set(plugins.map(\.value))
+        for pair in root["entities"]?.mapping ?? [] {
+            if isCancelled { break }
+            if let entity = readEntity(pair, plugins: pluginNames) { schema.entities.append(entity) }
+        }
         schema.responses = (root["responses"]?.sequence ?? []).compactMap(readResponse)
         schema.errors = (root["errors"]?.sequence ?? []).compactMap(readError)
         schema.routes = (root["routes"]?.mapping ?? []).compactMap(readNamedRoute)
         schema.requests = (root["requests"]?.sequence ?? []).compactMap(readRequest)
         schema.auth = readAuth(root["auth"], routes: schema.routes)
 
-        SemanticChecks(schema: schema).run(into: &diagnostics)
+        if !isCancelled { SemanticChecks(schema: schema, suggester: suggester).run(into: &diagnostics) }
+        if let warning = suggester.exhaustionWarning(file: file) { diagnostics.append(warning) }
         return schema
+    }
+
+    var isCancelled: Bool { options.cancellation?.isCancelled == true }
+
+    /// `" (did you mean 'x'?)"` or the empty string; `set` names a candidate set the schema defines.
+    func hint(for name: String, in set: String? = nil, _ candidates: @autoclosure () -> [String]) -> String {
+        suggester.hint(for: name, in: set, candidates())
     }
 
     // MARK: Diagnostics
@@ -177,7 +199,7 @@ final class SchemaReader {
         let method = String(parts[0])
         let methods = RestMapGrammar.methods + (allowAny ? ["ANY"] : [])
         guard methods.contains(method) else {
-            error("unknown method '\(method)' in route\(Suggestions.hint(for: method, in: methods))", at: node)
+            error("unknown method '\(method)' in route\(hint(for: method, methods))", at: node)
             return nil
         }
         let patternOffset = text.distance(from: text.startIndex, to: parts[1].startIndex)
@@ -270,7 +292,7 @@ final class SchemaReader {
         case "session":
             guard let routeNode = value["route"], let route = routeNode.scalarText, let token = keyPath(value["token"]) else { return nil }
             if !routes.contains(where: { $0.name == route }) {
-                error("no route named '\(route)' for the login\(Suggestions.hint(for: route, in: routes.map(\.name)))", at: routeNode)
+                error("no route named '\(route)' for the login\(hint(for: route, in: "routes", routes.map(\.name)))", at: routeNode)
             }
             var credentials: [String: Secret] = [:]
             for field in value["credentials"]?.mapping ?? [] {
@@ -417,9 +439,9 @@ final class SchemaReader {
         guard let catalog = options.transformers else { return }
         if let plugin = step.pluginName, !catalog.loadedPlugins.contains(plugin) { return }  // reported where plugins load
         guard let arguments = catalog.transformers[step.name] else {
-            let names = catalog.transformers.keys.filter { name in step.pluginName.map { name.hasPrefix($0 + ".") } ?? true }
+            let names = { catalog.transformers.keys.filter { name in step.pluginName.map { name.hasPrefix($0 + ".") } ?? true }.sorted() }
             let owner = step.pluginName.map { "plugin '\($0)' has no transformer" } ?? "unknown transformer"
-            diagnostics.append(.error("\(owner) '\(step.name)'\(Suggestions.hint(for: step.name, in: names))", at: step.location))
+            diagnostics.append(.error("\(owner) '\(step.name)'\(hint(for: step.name, in: "transformers of \(step.pluginName ?? "")", names()))", at: step.location))
             return
         }
         guard let node = step.arguments, !node.isNull else {
@@ -435,7 +457,7 @@ final class SchemaReader {
         for pair in pairs {
             let key = pair.key.scalarText ?? ""
             guard let argument = arguments.first(where: { $0.name == key }) else {
-                let known = arguments.isEmpty ? " (it takes no arguments)" : Suggestions.hint(for: key, in: arguments.map(\.name))
+                let known = arguments.isEmpty ? " (it takes no arguments)" : hint(for: key, arguments.map(\.name))
                 diagnostics.append(.error("transformer '\(step.name)' has no argument '\(key)'\(known)", at: pair.key.location))
                 continue
             }

@@ -2,31 +2,51 @@
 /// identification and connections, route parameters, ambiguous descriptors, unused entities.
 struct SemanticChecks {
     let schema: Schema
-    let entityNames: [String]
+    let suggester: Suggester
+    /// Each entity by name, and the attribute names of each (looked up once per reference).
+    let entitiesByName: [String: Entity]
+    let attributeNames: [String: Set<String>]
 
-    init(schema: Schema) {
+    init(schema: Schema, suggester: Suggester) {
         self.schema = schema
-        self.entityNames = schema.entities.map(\.name)
+        self.suggester = suggester
+        var entitiesByName: [String: Entity] = [:]
+        for entity in schema.entities where entitiesByName[entity.name] == nil { entitiesByName[entity.name] = entity }
+        self.entitiesByName = entitiesByName
+        attributeNames = entitiesByName.mapValues { Set($0.attributes.map(\.name)) }
     }
+
+    /// The suggestion among an entity's attribute names.
+    func attributeHint(_ name: String, of entity: Entity) -> String {
+        suggester.hint(for: name, in: "attributes of \(entity.name)", entity.attributes.map(\.name))
+    }
+
+    var isCancelled: Bool { suggester.cancellation?.isCancelled == true }
+
+    /// The pairs of matcher conditions compared so far (see `shadowCheckLimit`).
+    let shadowChecks = SuggestionBudget(limit: SemanticChecks.shadowCheckLimit)
 
     func run(into diagnostics: inout [Diagnostic]) {
         var used = Set<String>()
+        var shadowChecksExhausted = false
         func reference(_ name: Located<String>, _ what: String) -> Entity? {
             used.insert(name.value)
-            guard let entity = schema.entity(named: name.value) else {
-                diagnostics.append(.error("\(what) refers to undefined entity '\(name.value)'\(Suggestions.hint(for: name.value, in: entityNames))", at: name.location))
+            guard let entity = entitiesByName[name.value] else {
+                let hint = suggester.hint(for: name.value, in: "entities", schema.entities.map(\.name))
+                diagnostics.append(.error("\(what) refers to undefined entity '\(name.value)'\(hint)", at: name.location))
                 return nil
             }
             return entity
         }
         func attribute(_ name: Located<String>, of entity: Entity, _ what: String) {
-            guard entity.dynamic == nil, entity.attribute(named: name.value) == nil else { return }
+            guard entity.dynamic == nil, attributeNames[entity.name]?.contains(name.value) != true else { return }
             diagnostics.append(.error(
-                "\(what) names '\(name.value)', which entity '\(entity.name)' does not map\(Suggestions.hint(for: name.value, in: entity.attributes.map(\.name)))",
+                "\(what) names '\(name.value)', which entity '\(entity.name)' does not map\(attributeHint(name.value, of: entity))",
                 at: name.location))
         }
 
         for entity in schema.entities {
+            if isCancelled { return }
             for name in entity.identifiedBy where entity.identificationIsExplicit {
                 attribute(name, of: entity, "identifiedBy")
             }
@@ -42,9 +62,23 @@ struct SemanticChecks {
                 for name in relationship.keyedBy { attribute(name, of: target, "keyedBy") }
             }
             if let dynamic = entity.dynamic {
+                // Cases of `by:` test one key path for distinct values: none can shadow another.
+                let byCases = dynamic.matchers.allSatisfy { $0.caseValue != nil }
+                var earlierConditions = 0
                 for (index, matcher) in dynamic.matchers.enumerated() {
                     _ = reference(matcher.entity, matcher.label)
-                    if let earlier = dynamic.matchers[..<index].first(where: { Self.shadows($0, matcher) }) {
+                    defer { earlierConditions += max(1, matcher.conditions.count) }
+                    guard !byCases, !shadowChecksExhausted else { continue }
+                    let earlierMatchers = dynamic.matchers[..<index]
+                    guard shadowChecks.take(earlierConditions * max(1, matcher.conditions.count)) else {
+                        shadowChecksExhausted = true
+                        diagnostics.append(.warning(
+                            "matchers from here on were not checked for ones that can never match: the schema has more than "
+                                + "\(Self.shadowCheckLimit) pairs of conditions to compare",
+                            at: matcher.location))
+                        continue
+                    }
+                    if let earlier = earlierMatchers.first(where: { Self.shadows($0, matcher) }) {
                         diagnostics.append(.warning(
                             "this matcher can never match: the one at line \(earlier.location.line) matches everything it matches, and comes first",
                             at: matcher.location))
@@ -57,12 +91,22 @@ struct SemanticChecks {
             }
         }
 
+        // The last response covering each status code, per method, path and key path: the latest
+        // earlier descriptor that overlaps one is found without comparing it with every other.
+        var lastCovering: [ResponseSlot: [Int: Int]] = [:]
         for (index, response) in schema.responses.enumerated() {
+            if isCancelled { return }
+            let slot = ResponseSlot(method: response.method, path: response.path?.text, keyPath: response.keyPath?.text)
+            var codes = lastCovering[slot] ?? [:]
+            let covered = response.status.ranges.flatMap { Array($0.clamped(to: 100...599)) }
+            let latest = covered.compactMap { codes[$0] }.max()
+            for code in covered { codes[code] = index }
+            lastCovering[slot] = codes
             guard let entity = reference(response.entity, "response") else { continue }
             for name in response.keyedBy { attribute(name, of: entity, "keyedBy") }
-            if let earlier = schema.responses[..<index].last(where: { overlaps($0, response) }) {
+            if let latest {
                 diagnostics.append(.warning(
-                    "response descriptor is ambiguous with the one at line \(earlier.location.line) (same method, path and key path, overlapping status); the later one wins",
+                    "response descriptor is ambiguous with the one at line \(schema.responses[latest].location.line) (same method, path and key path, overlapping status); the later one wins",
                     at: response.location))
             }
         }
@@ -77,7 +121,7 @@ struct SemanticChecks {
         var reachable = used
         var queue = Array(used)
         while let name = queue.popLast() {
-            guard let entity = schema.entity(named: name) else { continue }
+            guard let entity = entitiesByName[name] else { continue }
             let targets = entity.relationships.map(\.entity.value)
                 + (entity.dynamic?.matchers.map(\.entity.value) ?? [])
                 + (entity.dynamic.flatMap { if case .entity(let e) = $0.otherwise { [e.value] } else { nil } } ?? [])
@@ -112,17 +156,22 @@ struct SemanticChecks {
 
     /// Entity and relationship route parameters must come from the record's attributes.
     func warnUnsuppliedParameters(_ pattern: PathPattern, of entity: Entity, at location: SourceLocation, into diagnostics: inout [Diagnostic]) {
-        for name in pattern.parameterNames where entity.attribute(named: name) == nil {
+        for name in pattern.parameterNames where attributeNames[entity.name]?.contains(name) != true {
             diagnostics.append(.warning(
-                "route parameter ':\(name)' is not an attribute of '\(entity.name)'; it must be passed explicitly\(Suggestions.hint(for: name, in: entity.attributes.map(\.name)))",
+                "route parameter ':\(name)' is not an attribute of '\(entity.name)'; it must be passed explicitly\(attributeHint(name, of: entity))",
                 at: location))
         }
     }
 
-    func overlaps(_ a: ResponseDescriptor, _ b: ResponseDescriptor) -> Bool {
-        a.method == b.method && a.path?.text == b.path?.text && a.keyPath?.text == b.keyPath?.text
-            && a.status.ranges.contains { x in b.status.ranges.contains { x.overlaps($0) } }
+    /// What two response descriptors must share to be ambiguous, besides an overlapping status.
+    struct ResponseSlot: Hashable {
+        var method: String?
+        var path: String?
+        var keyPath: String?
     }
+
+    /// The most pairs of conditions compared to find matchers that can never match.
+    static let shadowCheckLimit = 1_000_000
 
     func checkStore(reference: (Located<String>, String) -> Void,
                     attribute: (Located<String>, Entity, String) -> Void) {
@@ -132,7 +181,7 @@ struct SemanticChecks {
                 guard let name = pair.key.scalarText else { continue }
                 let located = Located(name, at: pair.key.location)
                 reference(located, "store.\(section)")
-                guard let entity = schema.entity(named: name) else { continue }
+                guard let entity = entitiesByName[name] else { continue }
                 let attributeNodes = (pair.value.sequence ?? []) + (pair.value.mapping?.map(\.key) ?? [])
                     + (pair.value.stringValue != nil ? [pair.value] : [])
                 for node in attributeNodes {

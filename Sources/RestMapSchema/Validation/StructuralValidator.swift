@@ -1,8 +1,15 @@
 /// Checks a node tree against the grammar: unknown keys, wrong value kinds, missing keys.
 struct StructuralValidator {
     var diagnostics: [Diagnostic] = []
+    /// The suggestions of the whole validation (a choice's trial validators share it).
+    let suggester: Suggester
+
+    init(suggester: Suggester = Suggester()) {
+        self.suggester = suggester
+    }
 
     mutating func check(_ node: SchemaNode, against shape: Shape, context: String) {
+        if suggester.cancellation?.isCancelled == true { return }
         switch shape {
         case .any:
             return
@@ -28,7 +35,7 @@ struct StructuralValidator {
         case .enumeration(let words):
             guard let text = node.stringValue else { return mismatch(node, expected: shape, context: context) }
             if !words.contains(text) {
-                let hint = Suggestions.hint(for: text, in: words)
+                let hint = suggester.hint(for: text, words)
                 let choices = words.count <= 9 ? ": one of \(words.joined(separator: ", "))" : ""
                 diagnostics.append(.error("'\(text)' is not a valid value for \(context)\(hint.isEmpty ? choices : hint)", at: node.textLocation))
             }
@@ -48,7 +55,7 @@ struct StructuralValidator {
             for pair in pairs {
                 let key = pair.key.scalarText ?? ""
                 guard let property = object.property(named: key) else {
-                    let near = Suggestions.closest(to: key, in: object.properties.map(\.name))
+                    let near = suggester.closest(to: key, object.properties.map(\.name))
                     if let near { suggested.insert(near) }
                     let hint = near.map { " (did you mean '\($0)'?)" } ?? ""
                     diagnostics.append(.error("unknown key '\(key)' in \(object.name)\(hint)", at: pair.key.location))
@@ -65,7 +72,7 @@ struct StructuralValidator {
             guard !candidates.isEmpty else { return mismatch(node, expected: shape, context: context) }
             var first: [Diagnostic]?
             for candidate in candidates {
-                var trial = StructuralValidator()
+                var trial = StructuralValidator(suggester: suggester)
                 trial.check(node, against: candidate, context: context)
                 if trial.diagnostics.isEmpty { return }
                 first = first ?? trial.diagnostics

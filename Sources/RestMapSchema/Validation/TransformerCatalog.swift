@@ -32,6 +32,11 @@ public struct SchemaValidationOptions: Sendable {
     /// When set, transformer names and arguments are checked against it.
     public var transformers: TransformerCatalog?
     public var loader = SchemaLoader()
+    /// The most steps "did you mean" suggestions may take in one validation (see `SuggestionBudget`).
+    public var suggestionLimit = SuggestionBudget.defaultLimit
+    /// When set and cancelled, validation stops early and its result is incomplete
+    /// (`LoadedSchema.wasCancelled`): an editor cancels the analysis of text it has replaced.
+    public var cancellation: ValidationCancellation?
 
     public init(transformers: TransformerCatalog? = nil) {
         self.transformers = transformers
