@@ -21,7 +21,7 @@ struct InitCommand: ParsableCommand {
             Examples (run from the repository's root):
               restmap init --path /users/:login/starred Samples/github/starred.json
               restmap init --path /users/:login/starred \\
-                --header 'Link: <https://api.github.com/user/1/starred?page=2>; rel="next"' \\
+                --header 'Link: <https://api.github.com/?page=2>; rel="next"' \\
                 Samples/github/starred.json
             """
     )

@@ -90,12 +90,12 @@ struct BrokenSchemaTests {
         #expect(diagnostics.map(\.description) == ["/nonexistent/schema.yaml:1:1: error: no such file"])
     }
 
-    @Test("An alias bomb is refused quickly")
+    @Test("An alias bomb is refused once its expansion passes the node budget")
     func aliasBomb() {
         let path = Paths.broken.appendingPathComponent("alias-bomb.yaml").path
-        var diagnostics: [Diagnostic] = []
-        let elapsed = ContinuousClock().measure { diagnostics = Schema.load(contentsOf: path).diagnostics }
-        #expect(elapsed < .seconds(2))
+        let diagnostics = Schema.load(contentsOf: path).diagnostics
+        // The guard counts expanded nodes and stops at its budget: the work is bounded by the count, not by time.
+        #expect(diagnostics.count == 1)
         #expect(diagnostics.first?.message.hasPrefix("aliases expand the document beyond 200000 nodes") == true)
     }
 
