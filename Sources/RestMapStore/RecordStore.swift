@@ -51,11 +51,7 @@ public final class RecordStore: Sendable {
         self.mapper = mapper
         self.path = path
         isReadOnly = false
-        rules = try StoreRules(schema: mapper.schema, mapper: mapper)
-        layout = try StoreLayout(schema: mapper.schema, rules: rules)
-        statements = Dictionary(uniqueKeysWithValues: layout.tables.map { [rules] in ($0.entity, TableSQL($0, modifiedBy: rules.modifiedBy[$0.entity])) })
-        saveOrder = layout.saveOrder
-        _ = RecordStore.memoryStatisticsOff
+        (rules, layout, statements, saveOrder) = try Self.tables(for: mapper)
         var configuration = Self.configuration()
         configuration.prepareDatabase { db in
             // The writer keeps up to 32 MiB of pages (SQLite's default is 2 MB): a save of tens
@@ -73,6 +69,15 @@ public final class RecordStore: Sendable {
         }
     }
 
+    /// The rules, tables, statements and save order the mapper's schema gives a store.
+    private static func tables(for mapper: Mapper) throws -> (StoreRules, StoreLayout, [String: TableSQL], [String]) {
+        _ = RecordStore.memoryStatisticsOff
+        let rules = try StoreRules(schema: mapper.schema, mapper: mapper)
+        let layout = try StoreLayout(schema: mapper.schema, rules: rules)
+        let statements = Dictionary(uniqueKeysWithValues: layout.tables.map { ($0.entity, TableSQL($0, modifiedBy: rules.modifiedBy[$0.entity])) })
+        return (rules, layout, statements, layout.saveOrder)
+    }
+
     /// Opens the existing store at `path` for reading only: a missing file is an error naming
     /// it (nothing is created), and a store whose layout differs from the mapper's schema is an
     /// error saying to import with the schema (nothing is migrated). A file this process may not
@@ -83,11 +88,7 @@ public final class RecordStore: Sendable {
         self.mapper = mapper
         self.path = path
         isReadOnly = true
-        rules = try StoreRules(schema: mapper.schema, mapper: mapper)
-        layout = try StoreLayout(schema: mapper.schema, rules: rules)
-        statements = Dictionary(uniqueKeysWithValues: layout.tables.map { [rules] in ($0.entity, TableSQL($0, modifiedBy: rules.modifiedBy[$0.entity])) })
-        saveOrder = layout.saveOrder
-        _ = RecordStore.memoryStatisticsOff
+        (rules, layout, statements, saveOrder) = try Self.tables(for: mapper)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw StoreError("\(path): no such store (a command that only reads never creates one; "
