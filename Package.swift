@@ -168,7 +168,7 @@ let package = Package(
 
         .testTarget(name: "RestMapJSONTests", dependencies: ["RestMapJSON"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapSchemaTests", dependencies: ["RestMapSchema"], exclude: ["Fixtures"]),
-        .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapPluginKit", "CRestMapPluginABI", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap", "RestMapSchema"]),
+        .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapPluginKit", "CRestMapPluginABI", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap", "RestMapSchema", "RestMapTestSupport"]),
         .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
         .testTarget(name: "RestMapCLITests", dependencies: ["RestMap", "RestMapTestSupport"]),
         .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins"], exclude: ["Fixtures"]),

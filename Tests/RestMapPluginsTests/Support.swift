@@ -1,6 +1,7 @@
 import Foundation
 import RestMapPlugins
 import RestMapPluginKit
+import RestMapTestSupport
 import Testing
 
 /// The first-party plugins, loaded from the .so files SwiftPM built next to the test binary.
@@ -68,9 +69,7 @@ func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) thr
     process.standardOutput = log
     process.standardError = log
     try process.run()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-    let timedOut = process.isRunning
+    let timedOut = !ChildProcess.waitForExit(of: process, timeout: timeout)
     if timedOut { process.terminate(); process.waitUntilExit() }
     try log.close()
     var output = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
