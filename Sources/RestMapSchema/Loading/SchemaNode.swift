@@ -43,7 +43,7 @@ public struct SchemaNode: Sendable, Hashable {
             if isNull { return "null" }
             if boolValue != nil { return "a boolean" }
             if intValue != nil { return "an integer" }
-            if Double(text) != nil { return "a number" }
+            if Self.decimalNumber(text) != nil { return "a number" }
             return "a string"
         }
     }
@@ -58,7 +58,7 @@ public struct SchemaNode: Sendable, Hashable {
     public var stringValue: String? {
         guard case .scalar(let text, let quoted) = content else { return nil }
         if quoted { return text }
-        return isNull || boolValue != nil || intValue != nil || Double(text) != nil ? nil : text
+        return isNull || boolValue != nil || intValue != nil || Self.decimalNumber(text) != nil ? nil : text
     }
 
     /// `true` for a plain `null`, `~` or empty scalar.
@@ -86,7 +86,32 @@ public struct SchemaNode: Sendable, Hashable {
     /// The value of a plain number scalar (integers included).
     public var numberValue: Double? {
         guard case .scalar(let text, false) = content, !isNull, boolValue == nil else { return nil }
-        return Double(text)
+        return Self.decimalNumber(text)
+    }
+
+    /// The value of text that is one decimal number and nothing else (`12`, `-1.5`, `2e3`), as
+    /// mapping reads numbers; `Double(_:)` alone would also take `0x10`, `inf` and `nan`.
+    static func decimalNumber(_ text: String) -> Double? {
+        var bytes = Substring(text).utf8[...]
+        if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let integerDigits = bytes.prefix(while: isDigit).count
+        bytes = bytes.dropFirst(integerDigits)
+        var fractionDigits = 0
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            fractionDigits = bytes.prefix(while: isDigit).count
+            bytes = bytes.dropFirst(fractionDigits)
+        }
+        guard integerDigits + fractionDigits > 0 else { return nil }
+        if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            let exponentDigits = bytes.prefix(while: isDigit).count
+            guard exponentDigits > 0 else { return nil }
+            bytes = bytes.dropFirst(exponentDigits)
+        }
+        return bytes.isEmpty ? Double(text) : nil
     }
 
     /// The items of a list.

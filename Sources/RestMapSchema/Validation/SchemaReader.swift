@@ -396,6 +396,11 @@ final class SchemaReader {
         if type.baseType == .date, !plugins.contains("dates"), transforms.isEmpty, let typeNode = node["type"] {
             warning("type 'date' reads strings with the dates plugin: add 'plugins: [dates]' (without it only Unix timestamps map)", at: typeNode)
         }
+        if let value = node["default"], let text = value.scalarText, !value.isNull,
+           [.integer, .number, .decimal].contains(type), SchemaNode.decimalNumber(text) == nil {
+            // Mapping reads a number default as it reads a number string: all of it one decimal number.
+            error("the default '\(text)' of a\(type == .integer ? "n" : "") \(type) attribute is not a number: write it in decimal digits (e.g. 16, -1.5, 2e3)", at: value)
+        }
         return Attribute(name: name, location: pair.key.location, source: source, type: type, transforms: transforms,
                          defaultValue: node["default"], isRequired: node["required"]?.boolValue ?? false)
     }
