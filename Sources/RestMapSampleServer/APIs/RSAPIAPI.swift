@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 
-/// RSAPI of seed 003 (Schemas/rsapi.yaml): a login that issues session tokens, users and groups,
+/// RSAPI, the REST Simple API of a RestKit talk (Schemas/rsapi.yaml): a login that issues session tokens, users and groups,
 /// the MANY and DATA routes. Every route but the login needs a valid token.
 actor RSAPIAPI {
     private var users: [JSONValue]

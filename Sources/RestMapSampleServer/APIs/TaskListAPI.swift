@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 
-/// The task list of seed 001 (Schemas/tasks.yaml): `/task_list` and task CRUD with Rails-style
+/// The task list of RestKit's relationship example (Schemas/tasks.yaml): `/task_list` and task CRUD with Rails-style
 /// form bodies (`task[name]=…`) or JSON (`{"task": {…}}`).
 actor TaskListAPI {
     private struct Task {
