@@ -34,7 +34,7 @@ struct ClientOptions: ParsableArguments {
     @OptionGroup var plugins: PluginOptions
 
     /// Starts logging (RESTMAP_LOG, `--verbose`), loads the schema and builds the client.
-    func makeClient() throws -> RestMapClient {
+    func makeClient() throws -> RestClient {
         var problems: [String] = []
         var levels = RestMapLogging.Levels(parsing: ProcessInfo.processInfo.environment["RESTMAP_LOG"] ?? "", problems: &problems)
         if verbose, levels.perLabel["client"] == nil { levels.perLabel["client"] = .debug }
@@ -57,7 +57,7 @@ struct ClientOptions: ParsableArguments {
         // only in this process's memory could never answer: without a folder there is none.
         if configuration.cacheDirectory == nil { configuration.cache = false }
         configuration.headers = try Pairs.parse(header, separator: ":", option: "--header")
-        do { return try RestMapClient(mapper: mapper, configuration: configuration) } catch {
+        do { return try RestClient(mapper: mapper, configuration: configuration) } catch {
             Terminal.error("restmap: \(error)\n")
             throw ExitCode(error.exitStatus)
         }

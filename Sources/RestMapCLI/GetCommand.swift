@@ -79,7 +79,7 @@ struct GetCommand: AsyncParsableCommand {
     }
 
     /// Prints what the last saved GET of the target returned, from the store alone.
-    private func readOffline(from store: RecordStore, client: RestMapClient) async -> Int32 {
+    private func readOffline(from store: RecordStore, client: RestClient) async -> Int32 {
         do {
             // The first page's URL, as `save` kept it: a paginated target answers with its first page.
             guard let url = try pages(of: client, maxPages: 1).firstURL else {
@@ -113,14 +113,14 @@ struct GetCommand: AsyncParsableCommand {
     }
 
     /// The pages of the target (a route or a path) with the command's parameters and query.
-    private func pages(of client: RestMapClient, maxPages: Int?) throws -> PageSequence {
+    private func pages(of client: RestClient, maxPages: Int?) throws -> PageSequence {
         let query = try Pairs.parse(self.query, separator: "=", option: "--query")
         return isPath(target)
             ? client.pages(path: target, query: query, maxPages: maxPages, concurrency: concurrency)
             : client.pages(route: target, parameters: try self.client.parameters, query: query, maxPages: maxPages, concurrency: concurrency)
     }
 
-    private func fetch(with client: RestMapClient, store: RecordStore?) async -> Int32 {
+    private func fetch(with client: RestClient, store: RecordStore?) async -> Int32 {
         let limit = allPages ? maxPages : 1
         let pages: PageSequence
         do { pages = try self.pages(of: client, maxPages: limit) } catch {
@@ -137,7 +137,7 @@ struct GetCommand: AsyncParsableCommand {
                 failedRecords += page.response.result.errors.count
                 if output.format == .ndjson {
                     let (output, records) = (output, page.records)
-                    await RestMapClient.offEventLoops { output.write(records) }
+                    await RestClient.offEventLoops { output.write(records) }
                 } else {
                     collected += page.records
                 }

@@ -42,7 +42,7 @@ struct RestMapCommand: AsyncParsableCommand {
         // The client commands' tasks run where their responses are read (see `runTasksOnEventLoops`).
         let clientCommands: [any ParsableCommand.Type] = [GetCommand.self, SendCommand.self]
         if let subcommand = CommandLine.arguments.dropFirst().first, clientCommands.contains(where: { $0._commandName == subcommand }) {
-            RestMapClient.runTasksOnEventLoops()
+            RestClient.runTasksOnEventLoops()
         }
         do {
             var command = try parseAsRoot()

@@ -55,7 +55,7 @@ struct SendCommand: AsyncParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func send(with client: RestMapClient) async -> Int32 {
+    private func send(with client: RestClient) async -> Int32 {
         do {
             let parameters = try self.client.parameters
             let response: ClientResponse

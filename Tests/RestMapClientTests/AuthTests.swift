@@ -8,10 +8,10 @@ import Testing
 @Suite("Authentication")
 struct AuthTests {
     private func withClient<T: Sendable>(auth: String, server arguments: [String] = [], environment: [String: String]? = nil,
-                               _ body: (RestMapClient, SampleServer) async throws -> T) async throws -> T {
+                               _ body: (RestClient, SampleServer) async throws -> T) async throws -> T {
         try await SampleServer.with(arguments) { server in
             let configuration = TestSchemas.configuration(server) { if let environment { $0.environment = environment } }
-            return try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles("auth: \(auth)")),
+            return try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles("auth: \(auth)")),
                                                 configuration: configuration) { try await body($0, server) }
         }
     }
@@ -34,7 +34,7 @@ struct AuthTests {
         let schema = TestSchemas.articlesKeepingSentHeaders(response: #"{ path: "/auth/:kind/articles", keyPath: articles, entity: Article }"#)
         let response = try await SampleServer.with { server in
             let configuration = TestSchemas.configuration(server) { $0.headers = ["X-API-Key": "sample-api-key", "X-Trace": "t1"] }
-            return try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: configuration) { client in
+            return try await RestClient.with(mapper: try TestSchemas.mapper(schema), configuration: configuration) { client in
                 try await client.get(path: "/auth/header/articles")
             }
         }
@@ -104,7 +104,7 @@ struct AuthTests {
         let (pages, redirected) = try await withClient(auth: "{ bearer: { env: SAMPLE_TOKEN } }") { client, _ in
             var configuration = client.configuration
             configuration.trustedOrigins = [other.baseURL]
-            return try await RestMapClient.with(mapper: client.mapper, configuration: configuration) { trusting in
+            return try await RestClient.with(mapper: client.mapper, configuration: configuration) { trusting in
                 (try await trusting.pages(route: "links", query: ["link-origin": other.baseURL], maxPages: 3).collect(),
                  try await trusting.get(path: "/articles/1", query: ["redirect": "\(other.baseURL)/auth/bearer/articles"]))
             }
@@ -167,7 +167,7 @@ struct SessionTests {
     func tokenFlow() async throws {
         try await SampleServer.with { server in
             let configuration = TestSchemas.configuration(server) { $0.environment = Self.environment }
-            try await RestMapClient.with(mapper: try TestSchemas.repositoryMapper("Schemas/rsapi.yaml"), configuration: configuration) { client in
+            try await RestClient.with(mapper: try TestSchemas.repositoryMapper("Schemas/rsapi.yaml"), configuration: configuration) { client in
                 let user = try await client.get(route: "user", parameters: ["id": "3"])
                 #expect(user.result.records.first?["userID"].value == .integer(3))
                 #expect(client.statistics.requests == 2, "one login, one request")
@@ -186,7 +186,7 @@ struct SessionTests {
                 $0.environment = ["RSAPI_EMAIL": "steve@boundaboutwith.us", "RSAPI_PASSWORD": "not-the-password"]
             }
             let error = await #expect(throws: ClientError.self) {
-                try await RestMapClient.with(mapper: try TestSchemas.repositoryMapper("Schemas/rsapi.yaml"), configuration: configuration) { client in
+                try await RestClient.with(mapper: try TestSchemas.repositoryMapper("Schemas/rsapi.yaml"), configuration: configuration) { client in
                     try await client.get(route: "user", parameters: ["id": "3"])
                 }
             }

@@ -11,7 +11,7 @@ struct PaginationTests {
     private func run(_ route: String, query: [String: String] = [:], maxPages: Int? = nil, concurrency: Int = 1,
                      server arguments: [String] = [], schema: String = TestSchemas.articles()) async throws -> [Page] {
         try await SampleServer.with(arguments) { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
+            try await RestClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
                 try await client.pages(route: route, query: query, maxPages: maxPages, concurrency: concurrency).collect()
             }
         }
@@ -139,7 +139,7 @@ struct PaginationTests {
           arguments: ["links", "pages", "offsets"], [nil, 3] as [Int?])
     func requestsAhead(route: String, maxPages: Int?) async throws {
         let (pages, requests) = try await SampleServer.with { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+            try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
                                          configuration: TestSchemas.configuration(server)) { client in
                 (try await client.pages(route: route, maxPages: maxPages).collect(), client.statistics.requests)
             }
@@ -152,7 +152,7 @@ struct PaginationTests {
     @Test("A page sequence requests nothing until it is iterated: its first URL alone stays off the network")
     func firstURLAloneSendsNothing() async throws {
         let (firstURL, untouched, received, iterated) = try await SampleServer.with { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+            try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
                                          configuration: TestSchemas.configuration(server)) { client in
                 let sequence = client.pages(route: "pages", maxPages: 2)
                 let untouched = client.statistics.requests
@@ -180,7 +180,7 @@ struct PaginationTests {
     @Test("A route without pagination is one page, not paginated")
     func notPaginated() async throws {
         let pages = try await SampleServer.with { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+            try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
                                          configuration: TestSchemas.configuration(server)) { client in
                 try await client.pages(route: "article", parameters: ["id": "7"]).collect()
             }
@@ -193,7 +193,7 @@ struct PaginationTests {
     @Test("A path uses the pagination of the route it matches")
     func pathMatchesRoute() async throws {
         let pages = try await SampleServer.with { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+            try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
                                          configuration: TestSchemas.configuration(server)) { client in
                 try await client.pages(path: "/cursor/articles").collect()
             }

@@ -11,7 +11,7 @@ struct ResilienceTests {
     private func get(_ query: [String: String], path: String = "/articles/1", server arguments: [String] = [],
                      _ change: @escaping (inout ClientConfiguration) -> Void = { _ in }) async throws -> ClientResponse {
         try await SampleServer.with(arguments) { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+            try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
                                          configuration: TestSchemas.configuration(server, change)) { client in
                 try await client.get(path: path, query: query)
             }
@@ -86,7 +86,7 @@ struct ResilienceTests {
         try await SampleServer.with { server in
             let mapper = try TestSchemas.repositoryMapper("Schemas/tasks.yaml")
             let task = try mapper.makeRecord(entity: "Task", values: ["name": .string("Retry"), "assignedUserID": .integer(1)])
-            try await RestMapClient.with(mapper: mapper, configuration: TestSchemas.configuration(server)) { client in
+            try await RestClient.with(mapper: mapper, configuration: TestSchemas.configuration(server)) { client in
                 let error = await #expect(throws: ClientError.self) {
                     try await client.send(task, method: "POST", path: "/tasks?fail=1&fault-id=post")
                 }
@@ -95,7 +95,7 @@ struct ResilienceTests {
             }
             var configuration = TestSchemas.configuration(server)
             configuration.retry.allMethods = true
-            try await RestMapClient.with(mapper: mapper, configuration: configuration) { client in
+            try await RestClient.with(mapper: mapper, configuration: configuration) { client in
                 let response = try await client.send(task, method: "POST", path: "/tasks?fail=1&fault-id=post-all")
                 #expect(response.status == 201)
                 #expect(response.attempts.count == 2)
@@ -146,7 +146,7 @@ struct ResilienceTests {
             """
         let error = await #expect(throws: ClientError.self) {
             try await SampleServer.with { server in
-                try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
+                try await RestClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
                     try await client.get(path: "/articles/3")
                 }
             }
@@ -204,7 +204,7 @@ struct ResilienceTests {
     @Test("Cancelling a request ends it")
     func cancellation() async throws {
         try await SampleServer.with { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+            try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
                                          configuration: TestSchemas.configuration(server)) { client in
                 let task = Task { try await client.get(path: "/articles/1", query: ["delay": "20000"]) }
                 let received = try await receivedRequests(by: server, waitingFor: 1)
@@ -232,7 +232,7 @@ struct CachingTests {
     @Test("A 304 reuses the earlier mapped result without mapping")
     func notModified() async throws {
         try await SampleServer.with { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+            try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
                                          configuration: TestSchemas.configuration(server)) { client in
                 let first = try await client.get(path: "/link/articles")
                 let second = try await client.get(path: "/link/articles")
@@ -250,7 +250,7 @@ struct CachingTests {
     func disabled() async throws {
         try await SampleServer.with { server in
             let configuration = TestSchemas.configuration(server) { $0.cache = false }
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()), configuration: configuration) { client in
+            try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()), configuration: configuration) { client in
                 _ = try await client.get(path: "/link/articles")
                 let second = try await client.get(path: "/link/articles")
                 #expect(second.status == 200)
@@ -266,8 +266,8 @@ struct CachingTests {
         try await SampleServer.with { server in
             let configuration = TestSchemas.configuration(server) { $0.cacheDirectory = folder }
             let mapper = try TestSchemas.mapper(TestSchemas.articles())
-            let first = try await RestMapClient.with(mapper: mapper, configuration: configuration) { try await $0.get(path: "/link/articles") }
-            try await RestMapClient.with(mapper: mapper, configuration: configuration) { client in
+            let first = try await RestClient.with(mapper: mapper, configuration: configuration) { try await $0.get(path: "/link/articles") }
+            try await RestClient.with(mapper: mapper, configuration: configuration) { client in
                 let second = try await client.get(path: "/link/articles")
                 #expect(second.bodyBytes == 0 || second.status == 200)
                 #expect(second.result.records.map(\.id) == first.result.records.map(\.id))

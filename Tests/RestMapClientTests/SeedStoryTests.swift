@@ -9,13 +9,13 @@ import Testing
 struct SeedStoryTests {
     static let environment = ["MONGOHQ_API_KEY": "sample-api-key", "GITHUB_TOKEN": "sample-token"]
 
-    private func withClient<T: Sendable>(_ schema: String, basePath: String = "", _ body: (RestMapClient) async throws -> T) async throws -> T {
+    private func withClient<T: Sendable>(_ schema: String, basePath: String = "", _ body: (RestClient) async throws -> T) async throws -> T {
         try await SampleServer.with { server in
             let configuration = TestSchemas.configuration(server) {
                 $0.baseURL = server.baseURL + basePath
                 $0.environment = Self.environment
             }
-            return try await RestMapClient.with(mapper: try TestSchemas.repositoryMapper(schema), configuration: configuration, body)
+            return try await RestClient.with(mapper: try TestSchemas.repositoryMapper(schema), configuration: configuration, body)
         }
     }
 
@@ -104,7 +104,7 @@ struct SeedStoryTests {
         let schema = TestSchemas.articlesKeepingSentHeaders(response: "{ path: /articles/:id, entity: Article }",
                                                             top: "headers: { X-Client: restmap-test, Accept: application/json }")
         try await SampleServer.with { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
+            try await RestClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
                 let response = try await client.get(path: "/articles/2", headers: ["x-client": "override", "user-agent": "tester", "ACCEPT": "*/*"])
                 let record = try #require(response.result.records.first)
                 guard case .object(let members)? = record["sent"].value else {
@@ -140,7 +140,7 @@ struct SeedStoryTests {
               - { path: /page/articles, keyPath: articles, entity: Article }
             """
         try await SampleServer.with { server in
-            try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
+            try await RestClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
                 let direct = try #require(try await client.get(path: "/articles/2").result.records.first)
                 #expect(direct["requestURL"].value == .string("\(server.baseURL)/articles/2"))
                 #expect(direct["responseURL"].value == .string("\(server.baseURL)/articles/2"))

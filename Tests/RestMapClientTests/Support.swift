@@ -93,7 +93,7 @@ func receivedRequests(by server: SampleServer, waitingFor count: Int) async thro
         $0.readTimeout = .seconds(15)
         $0.cache = false
     }
-    let response = try await RestMapClient.with(mapper: try TestSchemas.mapper(schema), configuration: configuration) { client in
+    let response = try await RestClient.with(mapper: try TestSchemas.mapper(schema), configuration: configuration) { client in
         try await client.get(path: "/_requests", query: ["wait-for": String(count)])
     }
     return response.result.records.map { record in

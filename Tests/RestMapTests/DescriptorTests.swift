@@ -35,7 +35,7 @@ import Testing
 
     @Test("Key paths read beside a mapping (a page count, a token) see the same @metadata as the mapping: the parameters the path extracts too")
     func extractedValuesSeeTheRoutingParameters() throws {
-        let paths = try ["@metadata.routing.parameters.id", "title"].map { try RestMapSchema.KeyPath.parse($0) }
+        let paths = try ["@metadata.routing.parameters.id", "title"].map { try RestMapSchema.MappingKeyPath.parse($0) }
         let response = Response(path: "/api/v1/articles/9", body: #"{"id": 9, "title": "nine"}"#)
         let (result, values) = try mapper.map(response, extracting: paths)
         #expect(result.routingParameters["id"] == "9")

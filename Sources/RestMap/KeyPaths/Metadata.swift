@@ -96,7 +96,7 @@ struct Metadata: Sendable {
     }
 
     /// Looks up the segments after `@metadata`.
-    func lookup(_ segments: [KeyPath.Segment], scope: EvaluationScope) -> Resolved {
+    func lookup(_ segments: [MappingKeyPath.Segment], scope: EvaluationScope) -> Resolved {
         let keys = segments.map { segment -> String in
             if case .key(let key, _) = segment { return key }
             return ""

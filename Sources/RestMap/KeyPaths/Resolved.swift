@@ -56,16 +56,16 @@ struct EvaluationScope {
 
 /// Evaluates key paths (language section 3).
 enum KeyPathEvaluator {
-    static func evaluate(_ path: KeyPath, in scope: EvaluationScope) -> Resolved {
+    static func evaluate(_ path: MappingKeyPath, in scope: EvaluationScope) -> Resolved {
         evaluate(path.segments[...], from: .node(scope.current), scope: scope)
     }
 
     /// Evaluates from an explicit starting node (a response descriptor's key path from the root).
-    static func evaluate(_ path: KeyPath, from node: JSONNode, scope: EvaluationScope) -> Resolved {
+    static func evaluate(_ path: MappingKeyPath, from node: JSONNode, scope: EvaluationScope) -> Resolved {
         evaluate(path.segments[...], from: .node(node), scope: scope)
     }
 
-    private static func evaluate(_ segments: ArraySlice<KeyPath.Segment>, from start: Resolved, scope: EvaluationScope) -> Resolved {
+    private static func evaluate(_ segments: ArraySlice<MappingKeyPath.Segment>, from start: Resolved, scope: EvaluationScope) -> Resolved {
         var cursor = start
         var index = segments.startIndex
         var parentDepth = 0
@@ -124,7 +124,7 @@ enum KeyPathEvaluator {
         }
     }
 
-    private static func apply(_ op: CollectionOperator, to cursor: Resolved, rest: ArraySlice<KeyPath.Segment>, scope: EvaluationScope) -> Resolved {
+    private static func apply(_ op: CollectionOperator, to cursor: Resolved, rest: ArraySlice<MappingKeyPath.Segment>, scope: EvaluationScope) -> Resolved {
         guard let items = cursor.items else { return cursor.isNull ? .value(.null) : .missing }
         func continued(_ item: Resolved) -> Resolved { rest.isEmpty ? item : evaluate(rest, from: item, scope: scope) }
         switch op {

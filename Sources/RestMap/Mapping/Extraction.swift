@@ -4,7 +4,7 @@ import RestMapSchema
 extension Mapper {
     /// Maps a response and reads more key paths from the same document (a page count, a next
     /// cursor), so the body is parsed once. A value is `nil` when its key path holds nothing.
-    public func map(_ response: Response, options: MappingOptions = .init(), extracting keyPaths: [KeyPath])
+    public func map(_ response: Response, options: MappingOptions = .init(), extracting keyPaths: [MappingKeyPath])
         throws(MappingFailure) -> (result: MappingResult, values: [Value?]) {
         let (result, document) = try mapAndKeepDocument(response, options: options, keepDocument: !keyPaths.isEmpty)
         return (result, document.map { values(at: keyPaths, in: $0, response: response) } ?? keyPaths.map { _ in nil })
@@ -12,11 +12,11 @@ extension Mapper {
 
     /// Reads key paths from a response body (decoded by its media type) without mapping it: a
     /// login response's token, for example.
-    public func values(at keyPaths: [KeyPath], in response: Response) throws(MappingFailure) -> [Value?] {
+    public func values(at keyPaths: [MappingKeyPath], in response: Response) throws(MappingFailure) -> [Value?] {
         values(at: keyPaths, in: try parse(response), response: response)
     }
 
-    private func values(at keyPaths: [KeyPath], in document: JSONDocument, response: Response) -> [Value?] {
+    private func values(at keyPaths: [MappingKeyPath], in document: JSONDocument, response: Response) -> [Value?] {
         guard !keyPaths.isEmpty else { return [] }
         let scope = EvaluationScope(
             representations: [document.root], root: document.root,

@@ -186,7 +186,7 @@ final class EntityPlan: Sendable {
 /// An attribute compiled for mapping.
 final class AttributePlan: Sendable {
     let name: String
-    let source: KeyPath
+    let source: MappingKeyPath
     /// The key of a one-key path: the common case, looked up without the general evaluator.
     let singleKey: String?
     let type: AttributeType
@@ -222,7 +222,7 @@ final class AttributePlan: Sendable {
 /// A relationship compiled for mapping.
 final class RelationshipPlan: Sendable {
     let name: String
-    let source: KeyPath?
+    let source: MappingKeyPath?
     /// The key of a one-key source path, read without the general evaluator.
     let singleKey: String?
     let isSelfAggregate: Bool
@@ -272,7 +272,7 @@ struct DynamicPlan: Sendable {
     let otherwise: Fallback
     /// The common shape — every matcher one `equals` on the same key path (the `by`/`cases`
     /// form) — as one table: the path is read once per record and looked up, first match wins.
-    let table: (keyPath: KeyPath, entities: [String?: Int])?
+    let table: (keyPath: MappingKeyPath, entities: [String?: Int])?
 
     init(_ dynamic: DynamicEntity, entityIndex: [String: Int]) throws(SchemaCompilationError) {
         var matchers: [(conditions: [DynamicCondition], entity: Int)] = []
@@ -283,7 +283,7 @@ struct DynamicPlan: Sendable {
             matchers.append((matcher.conditions, index))
         }
         self.matchers = matchers
-        var table: (keyPath: KeyPath, entities: [String?: Int])?
+        var table: (keyPath: MappingKeyPath, entities: [String?: Int])?
         if let first = matchers.first?.conditions.first, matchers.allSatisfy({ $0.conditions.count == 1 }) {
             var entities: [String?: Int] = [:]
             for (conditions, entity) in matchers {
@@ -308,12 +308,12 @@ struct DynamicPlan: Sendable {
     }
 
     /// The entity of the first matcher whose conditions all hold, with `lookup` reading a key path.
-    func pick(_ lookup: (KeyPath) -> Resolved) -> Int? {
+    func pick(_ lookup: (MappingKeyPath) -> Resolved) -> Int? {
         if let table {
             return Self.comparableText(of: lookup(table.keyPath)).flatMap { table.entities[$0] }
         }
         // Each key path is read once per record, however many conditions test it.
-        var read: [KeyPath: Resolved] = [:]
+        var read: [MappingKeyPath: Resolved] = [:]
         return matchers.first { matcher in
             matcher.conditions.allSatisfy { condition in
                 let found = read[condition.keyPath] ?? lookup(condition.keyPath)

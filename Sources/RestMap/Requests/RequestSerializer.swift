@@ -216,7 +216,7 @@ struct RequestSerializer {
 
     /// The body keys of a plain key path; `nil` for paths that cannot be inverted (operators,
     /// `@parent`, `@metadata`, `@self`).
-    static func inverseKeys(_ path: KeyPath) -> [String]? {
+    static func inverseKeys(_ path: MappingKeyPath) -> [String]? {
         var keys: [String] = []
         for segment in path.segments {
             guard case .key(let key, _) = segment else { return nil }

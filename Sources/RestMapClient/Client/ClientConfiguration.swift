@@ -1,7 +1,7 @@
 import Foundation
 import RestMapSchema
 
-/// How a `RestMapClient` talks to its service. Defaults come from the schema's `client:` section;
+/// How a `RestClient` talks to its service. Defaults come from the schema's `client:` section;
 /// the CLI overrides some with options.
 public struct ClientConfiguration: Sendable {
     /// The base URL; `nil` = the schema's `baseURL`.

@@ -31,7 +31,7 @@ public struct PageSequence: AsyncSequence, Sendable {
     }
 }
 
-extension RestMapClient {
+extension RestClient {
     /// The pages of a named route, with the route's pagination, else the schema's.
     /// - Parameters:
     ///   - maxPages: stop after this many pages (the smaller of this and the schema's `maxPages`);
@@ -102,7 +102,7 @@ struct PageLimit {
 /// Fetches pages one after another (or a window at a time when the count is known) and decides
 /// after each why to stop.
 struct Pager {
-    let client: RestMapClient
+    let client: RestClient
     let pagination: Pagination?
     let method: String
     let path: String
@@ -113,7 +113,7 @@ struct Pager {
     let concurrency: Int
 
     /// The key paths read from every page, and their positions in `values`.
-    let keyPaths: [KeyPath]
+    let keyPaths: [MappingKeyPath]
     private let fields: [String: Int]
 
     /// Page size learned from the body when the schema gives none.
@@ -122,7 +122,7 @@ struct Pager {
     private var seenCursors: Set<String> = []
     private var seenURLs: Set<String> = []
 
-    init(client: RestMapClient, pagination: Pagination?, method: String, path: String, parameters: [String: String],
+    init(client: RestClient, pagination: Pagination?, method: String, path: String, parameters: [String: String],
          query: [String: String], headers: [String: String], limit: PageLimit, concurrency: Int) {
         self.client = client
         self.pagination = pagination
@@ -133,10 +133,10 @@ struct Pager {
         self.headers = headers
         self.limit = limit
         self.concurrency = concurrency
-        var keyPaths: [KeyPath] = []
+        var keyPaths: [MappingKeyPath] = []
         var fields: [String: Int] = [:]
         if let pagination {
-            let named: [(String, KeyPath?)] = [
+            let named: [(String, MappingKeyPath?)] = [
                 ("perPage", pagination.perPage), ("currentPage", pagination.currentPage), ("pageCount", pagination.pageCount),
                 ("objectCount", pagination.objectCount), ("cursor", pagination.cursor), ("next", pagination.next),
             ]

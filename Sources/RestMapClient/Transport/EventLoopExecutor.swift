@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-extension RestMapClient {
+extension RestClient {
     /// Makes the event loops every client's connections run on (NIO's singleton group) Swift
     /// concurrency's global executor: the task awaiting a response then resumes on the thread
     /// that read it, instead of being handed to the cooperative pool and back for every chunk of

@@ -33,7 +33,7 @@ public struct SessionLogin: Sendable, Hashable {
     /// Body fields of the login request: name → secret.
     public var credentials: [String: Secret]
     /// Where the token sits in the login response.
-    public var token: KeyPath
+    public var token: MappingKeyPath
     /// The header that carries the token on later requests (default `Authorization`).
     public var header: String
     /// Text before the token in that header (default `Bearer `).
@@ -60,16 +60,16 @@ public struct Pagination: Sendable, Hashable {
     public var pageSize: Int?
     /// Number of the first page (kind `page`, default 1).
     public var firstPage: Int
-    public var perPage: KeyPath?
-    public var currentPage: KeyPath?
-    public var pageCount: KeyPath?
-    public var objectCount: KeyPath?
+    public var perPage: MappingKeyPath?
+    public var currentPage: MappingKeyPath?
+    public var pageCount: MappingKeyPath?
+    public var objectCount: MappingKeyPath?
     /// Key path of the next cursor (kind `cursor`).
-    public var cursor: KeyPath?
+    public var cursor: MappingKeyPath?
     /// Header of the next cursor (kind `cursor`).
     public var cursorHeader: String?
     /// Key path of the next page's URL in the body (kind `link`, besides the `Link` header).
-    public var next: KeyPath?
+    public var next: MappingKeyPath?
     /// Stop after this many pages.
     public var maxPages: Int?
 }

@@ -73,7 +73,7 @@ public struct Entity: Sendable {
 public struct Attribute: Sendable {
     public var name: String
     public var location: SourceLocation
-    public var source: KeyPath
+    public var source: MappingKeyPath
     public var type: AttributeType
     public var transforms: [TransformStep]
     public var defaultValue: SchemaNode?
@@ -138,7 +138,7 @@ public struct Relationship: Sendable {
     public var name: String
     public var location: SourceLocation
     /// Source key path of the nested representation; `nil` for a connection without nesting.
-    public var source: KeyPath?
+    public var source: MappingKeyPath?
     public var entity: Located<String>
     public var isToMany: Bool
     public var assignment: AssignmentPolicy
@@ -200,11 +200,11 @@ public struct DynamicCondition: Sendable, Hashable {
         case string, number, integer, boolean, object, array, null
     }
 
-    public var keyPath: KeyPath
+    public var keyPath: MappingKeyPath
     public var test: Test
     public var location: SourceLocation
 
-    public init(keyPath: KeyPath, test: Test, location: SourceLocation) {
+    public init(keyPath: MappingKeyPath, test: Test, location: SourceLocation) {
         self.keyPath = keyPath
         self.test = test
         self.location = location
@@ -278,7 +278,7 @@ public struct ResponseDescriptor: Sendable {
     /// `nil` = any path.
     public var path: PathPattern?
     /// `nil` = the whole body.
-    public var keyPath: KeyPath?
+    public var keyPath: MappingKeyPath?
     public var status: StatusSpecification
     public var entity: Located<String>
     /// The attributes the keys of a keyed object become, one per level; empty when not keyed.
@@ -289,9 +289,9 @@ public struct ResponseDescriptor: Sendable {
 public struct ErrorDescriptor: Sendable {
     public var location: SourceLocation
     public var status: StatusSpecification
-    public var keyPath: KeyPath?
-    public var message: KeyPath
-    public var code: KeyPath?
+    public var keyPath: MappingKeyPath?
+    public var message: MappingKeyPath
+    public var code: MappingKeyPath?
 }
 
 /// A named route.

@@ -139,18 +139,18 @@ final class SchemaReader {
         !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "-" || $0 == "_") }
     }
 
-    func keyPath(_ node: SchemaNode?) -> KeyPath? {
+    func keyPath(_ node: SchemaNode?) -> MappingKeyPath? {
         guard let node else { return nil }
         if let items = node.sequence {
             let keys = items.compactMap(\.scalarText)
             guard keys.count == items.count else { return nil }
-            do { return try KeyPath.literal(keys) } catch {
+            do { return try MappingKeyPath.literal(keys) } catch {
                 diagnostics.append(.error(error.message, at: node.location))
                 return nil
             }
         }
         guard let text = node.scalarText, !node.isNull else { return nil }
-        do { return try KeyPath.parse(text) } catch {
+        do { return try MappingKeyPath.parse(text) } catch {
             diagnostics.append(.error(error.message, at: node.textLocation.advanced(by: error.offset)))
             return nil
         }
@@ -342,7 +342,7 @@ final class SchemaReader {
         if let list = node["attributes"]?.sequence {
             for item in list {
                 guard let text = item.scalarText,
-                      let source = keyStyle == nil ? keyPath(item) : KeyPath(keys: [sourceKey(for: text)]) else { continue }
+                      let source = keyStyle == nil ? keyPath(item) : MappingKeyPath(keys: [sourceKey(for: text)]) else { continue }
                 attributes.append(Attribute(name: text, location: item.location, source: source, type: .any,
                                             transforms: [], defaultValue: nil, isRequired: false))
             }
@@ -389,7 +389,7 @@ final class SchemaReader {
             return Attribute(name: name, location: pair.key.location, source: source, type: .any,
                              transforms: [], defaultValue: nil, isRequired: false)
         }
-        let source = node["from"].map { keyPath($0) } ?? KeyPath(keys: [sourceKey(for: name)])
+        let source = node["from"].map { keyPath($0) } ?? MappingKeyPath(keys: [sourceKey(for: name)])
         guard let source else { return nil }
         let type = node["type"].flatMap(readType) ?? .any
         let transforms = readTransforms(node["transform"], plugins: plugins)
@@ -493,8 +493,8 @@ final class SchemaReader {
             guard let local = connection.key.scalarText, let target = connection.value.stringValue else { continue }
             connections.append((Located(local, at: connection.key.location), Located(target, at: connection.value.textLocation)))
         }
-        let source: KeyPath? = if let from = node["from"] { keyPath(from) } else if connections.isEmpty, node["route"] == nil {
-            KeyPath(keys: [sourceKey(for: name)])
+        let source: MappingKeyPath? = if let from = node["from"] { keyPath(from) } else if connections.isEmpty, node["route"] == nil {
+            MappingKeyPath(keys: [sourceKey(for: name)])
         } else { nil }
         return Relationship(
             name: name, location: pair.key.location, source: source, entity: Located(entity, at: entityNode.textLocation),

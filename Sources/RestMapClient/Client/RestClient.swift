@@ -41,7 +41,7 @@ public struct ClientStatistics: Sendable, Hashable {
     public var reusedResults = 0
 }
 
-/// A request sent and answered but not mapped yet (see `RestMapClient.receive`).
+/// A request sent and answered but not mapped yet (see `RestClient.receive`).
 struct Exchange: Sendable {
     var method: String
     /// The request URL, without credentials.
@@ -59,7 +59,7 @@ struct Exchange: Sendable {
 /// retries, revalidates, and maps every response with the same `Mapper`.
 ///
 /// `Sendable`: share one client between tasks. Call `shutdown()` when done with it.
-public struct RestMapClient: Sendable {
+public struct RestClient: Sendable {
     public let mapper: Mapper
     /// The base URL, without a trailing slash.
     public let baseURL: String
@@ -115,9 +115,9 @@ public struct RestMapClient: Sendable {
     /// Runs `body` with a client and shuts it down afterwards.
     public static func with<Result: Sendable>(
         mapper: Mapper, configuration: ClientConfiguration? = nil,
-        _ body: (RestMapClient) async throws -> Result
+        _ body: (RestClient) async throws -> Result
     ) async throws -> Result {
-        let client = try RestMapClient(mapper: mapper, configuration: configuration)
+        let client = try RestClient(mapper: mapper, configuration: configuration)
         do {
             let result = try await body(client)
             await client.shutdown()
@@ -205,7 +205,7 @@ public struct RestMapClient: Sendable {
     /// Sends one request (with retries, session login and revalidation) and maps the response.
     /// `extracting` names key paths read from the same body (pagination fields).
     func request(method: String, url: String, parameters: [String: String], headers: [String: String],
-                 body: RequestBody? = nil, extracting keyPaths: [KeyPath] = []) async throws(ClientError) -> ClientResponse {
+                 body: RequestBody? = nil, extracting keyPaths: [MappingKeyPath] = []) async throws(ClientError) -> ClientResponse {
         try await map(receive(method: method, url: url, parameters: parameters, headers: headers, body: body), extracting: keyPaths)
     }
 
@@ -231,7 +231,7 @@ public struct RestMapClient: Sendable {
     }
 
     /// Maps the answer of an exchange (a 304 reuses the earlier mapped result or body).
-    func map(_ exchange: Exchange, extracting keyPaths: [KeyPath]) async throws(ClientError) -> ClientResponse {
+    func map(_ exchange: Exchange, extracting keyPaths: [MappingKeyPath]) async throws(ClientError) -> ClientResponse {
         let (method, url, attempts) = (exchange.method, exchange.url, exchange.attempts)
         var raw = exchange.raw
         if raw.status == 304, let cached = exchange.cached {
@@ -441,3 +441,7 @@ enum LoginBody {
     }
 }
 
+
+/// The former name of `RestClient`, which was also the module's name and so broke qualified names.
+@available(*, deprecated, renamed: "RestClient")
+public typealias RestMapClient = RestClient

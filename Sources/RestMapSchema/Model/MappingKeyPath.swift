@@ -1,5 +1,5 @@
 /// A parsed key path: where a value sits in a representation (section 3 of the language).
-public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
+public struct MappingKeyPath: Sendable, Hashable, CustomStringConvertible {
     /// One step of a key path.
     public enum Segment: Sendable, Hashable {
         /// An object member; when the text is a non-negative integer it also indexes arrays.
@@ -54,7 +54,7 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `a.b.c`, with `\.` for a literal dot and `\@` for a literal leading `@`.
-    public static func parse(_ text: String) throws(ParseError) -> KeyPath {
+    public static func parse(_ text: String) throws(ParseError) -> MappingKeyPath {
         if text.isEmpty { throw ParseError(message: "empty key path", offset: 0) }
         var raw: [(text: String, offset: Int, escapedAt: Bool)] = []
         var current = ""
@@ -87,15 +87,15 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A key path from literal segments (the list form): no operators, dots are literal.
-    public static func literal(_ keys: [String]) throws(ParseError) -> KeyPath {
+    public static func literal(_ keys: [String]) throws(ParseError) -> MappingKeyPath {
         guard !keys.isEmpty else { throw ParseError(message: "empty key path", offset: 0) }
         if let empty = keys.firstIndex(where: \.isEmpty) {
             throw ParseError(message: "segment \(empty + 1) of the key path is empty", offset: 0)
         }
-        return KeyPath(keys: keys)
+        return MappingKeyPath(keys: keys)
     }
 
-    private static func build(_ raw: [(text: String, offset: Int, escapedAt: Bool)], text: String) throws(ParseError) -> KeyPath {
+    private static func build(_ raw: [(text: String, offset: Int, escapedAt: Bool)], text: String) throws(ParseError) -> MappingKeyPath {
         var segments: [Segment] = []
         var inMetadata = false
         for (position, part) in raw.enumerated() {
@@ -151,7 +151,7 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
                 }
             }
         }
-        return KeyPath(segments: segments, text: text)
+        return MappingKeyPath(segments: segments, text: text)
     }
 
     /// Every reserved `@` word.
@@ -188,3 +188,7 @@ public enum CollectionOperator: String, Sendable, Hashable, CaseIterable {
         }
     }
 }
+
+/// The former name of `MappingKeyPath`, which shadowed `Swift.KeyPath` in every file importing this module.
+@available(*, deprecated, renamed: "MappingKeyPath")
+public typealias KeyPath = MappingKeyPath
