@@ -7,7 +7,8 @@ import PackageDescription
 //   RestMapSchema      schema model, loading, grammar, validation          (Yams only)
 //   CRestMapPluginABI  the versioned C boundary of loadable plugins        (header only)
 //   RestMapPluginKit   what a plugin author imports: Value, transformers   (C ABI only)
-//   RestMapPlugins     plugin search path, loading, transformer registry
+//   RestMapPlugins     the transformer registry: plugins linked in process (re-exported by RestMap)
+//   RestMapPluginLoader  loading plugins from disk: search path, trust checks, dlopen
 //   RestMap            the interpreter: plan, key paths, records, requests, routes
 //   RestMapClient      the REST client: requests, auth, pagination, retries, caching (async-http-client)
 //   RestMapStore       the SQLite store: tables from the schema, upserts, search (GRDB)
@@ -33,6 +34,7 @@ let package = Package(
         .executable(name: "restmap-sample-server", targets: ["RestMapSampleServer"]),
         .library(name: "RestMapJSON", targets: ["RestMapJSON"]),
         .library(name: "RestMapPluginKit", targets: ["RestMapPluginKit"]),
+        .library(name: "RestMapPluginLoader", targets: ["RestMapPluginLoader"]),
         .library(name: "RestMapDates", targets: ["RestMapDates"]),
         .library(name: "RestMapIDs", targets: ["RestMapIDs"]),
         .library(name: "RestMapCSV", targets: ["RestMapCSV"]),
@@ -59,9 +61,10 @@ let package = Package(
         ),
         .target(name: "CRestMapPluginABI"),
         .target(name: "RestMapPluginKit", dependencies: ["CRestMapPluginABI", "RestMapJSON"], swiftSettings: strictSettings),
+        .target(name: "RestMapPlugins", dependencies: ["RestMapPluginKit"], swiftSettings: strictSettings),
         .target(
-            name: "RestMapPlugins",
-            dependencies: ["RestMapPluginKit", "CRestMapPluginABI"],
+            name: "RestMapPluginLoader",
+            dependencies: ["RestMapPlugins", "RestMapPluginKit", "CRestMapPluginABI"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -102,12 +105,12 @@ let package = Package(
         ),
         .target(
             name: "RestMapAuthoring",
-            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPlugins"],
+            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPlugins", "RestMapPluginLoader"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "RestMapLSP",
-            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapAuthoring"],
+            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapPluginLoader", "RestMapAuthoring"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -120,6 +123,7 @@ let package = Package(
                 "RestMapAuthoring",
                 "RestMapLSP",
                 "RestMapPlugins",
+                "RestMapPluginLoader",
                 "RestMapClient",
                 "RestMapStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -161,22 +165,22 @@ let package = Package(
 
         .executableTarget(
             name: "PluginBenchmarks",
-            dependencies: ["RestMapPlugins", "RestMapPluginKit", "RestMapDates"],
+            dependencies: ["RestMapPlugins", "RestMapPluginLoader", "RestMapPluginKit", "RestMapDates"],
             path: "Benchmarks/PluginBenchmarks",
             swiftSettings: strictSettings
         ),
 
         .testTarget(name: "RestMapJSONTests", dependencies: ["RestMapJSON"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapSchemaTests", dependencies: ["RestMapSchema"], exclude: ["Fixtures"]),
-        .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapPluginKit", "CRestMapPluginABI", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap", "RestMapSchema", "RestMapTestSupport"]),
-        .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
+        .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapPluginLoader", "RestMapPluginKit", "CRestMapPluginABI", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap", "RestMapSchema", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapPluginLoader", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
         .testTarget(name: "RestMapCLITests", dependencies: ["RestMap", "RestMapTestSupport"]),
-        .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins"], exclude: ["Fixtures"]),
+        .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins", "RestMapPluginLoader"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapLSPTests", dependencies: ["RestMapJSON"]),
         // What the test targets share: running built programs and the sample server.
         .target(name: "RestMapTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
-        .testTarget(name: "RestMapClientTests", dependencies: ["RestMapClient", "RestMap", "RestMapSchema", "RestMapTestSupport"]),
-        .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap", "RestMapSchema", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapClientTests", dependencies: ["RestMapClient", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
         .testTarget(name: "RestMapSampleServerTests", dependencies: ["RestMapJSON", "RestMapTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

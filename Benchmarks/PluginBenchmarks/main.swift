@@ -7,6 +7,7 @@
 import Foundation
 import RestMapDates
 import RestMapPluginKit
+import RestMapPluginLoader
 import RestMapPlugins
 
 let iterations = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 200_000

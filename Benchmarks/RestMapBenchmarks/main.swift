@@ -25,9 +25,7 @@ let document = makeDocument(megabytes: megabytesWanted)
 let data = Data(document)
 var plugins = PluginRegistry()
 try plugins.register(DatesPlugin.self)
-let loaded = Schema.load(bytes: Array(schemaText.utf8), file: "benchmark.yaml")
-guard let schema = loaded.schema else { fatalError(loaded.diagnostics.map(\.description).joined(separator: "\n")) }
-let mapper = try Mapper(schema: schema, plugins: plugins)
+let mapper = try Schema.load(bytes: Array(schemaText.utf8), file: "benchmark.yaml", options: SchemaLoadOptions(plugins: plugins)).mapper()
 let decoder = JSONDecoder()
 decoder.dateDecodingStrategy = .iso8601
 

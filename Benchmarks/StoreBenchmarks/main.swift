@@ -94,9 +94,7 @@ try pythonPeer.write(to: script, atomically: true, encoding: .utf8)
 
 var plugins = PluginRegistry()
 try plugins.register(DatesPlugin.self)
-let loaded = Schema.load(bytes: Array(schemaText.utf8), file: "benchmark.yaml")
-guard let schema = loaded.schema else { fatalError(loaded.diagnostics.map(\.description).joined(separator: "\n")) }
-let mapper = try Mapper(schema: schema, plugins: plugins)
+let mapper = try Schema.load(bytes: Array(schemaText.utf8), file: "benchmark.yaml", options: SchemaLoadOptions(plugins: plugins)).mapper()
 
 /// RestMap maps with one thread, then with every core (what `restmap store import` does by default).
 let jobCounts = [1, ProcessInfo.processInfo.activeProcessorCount]

@@ -1,6 +1,6 @@
 import ArgumentParser
 import RestMap
-import RestMapPlugins
+import RestMapPluginLoader
 
 /// The plugin options every command that loads plugins shares: `--plugin-path DIR` (repeatable).
 struct PluginOptions: ParsableArguments {
@@ -23,16 +23,21 @@ struct PluginOptions: ParsableArguments {
         PluginSearchPath(schemaDirectory: schemaDirectory, pluginPaths: pluginPaths)
     }
 
+    /// How the commands load a schema: the plugins it names come from this search path.
+    var loadOptions: SchemaLoadOptions {
+        SchemaLoadOptions(pluginProvider: searchPath())
+    }
+
     /// The mapper of `schema` with its plugins, for every command that maps. Errors print and
     /// exit 1; warnings (such as a plugin library that was ignored) print and do not stop it.
     func mapper(for schema: String) throws -> Mapper {
-        let prepared = PreparedSchema.load(contentsOf: schema, pluginPaths: pluginPaths)
+        let loaded = Schema.load(contentsOf: schema, options: loadOptions)
         let mapper: Mapper
-        do { mapper = try Mapper(prepared: prepared) } catch {
+        do { mapper = try loaded.mapper() } catch {
             Terminal.error(error.description + "\n")
             throw ExitCode.failure
         }
-        for warning in prepared.diagnostics where warning.severity == .warning {
+        for warning in loaded.diagnostics where warning.severity == .warning {
             Terminal.error("\(warning)\n")
         }
         return mapper

@@ -140,7 +140,7 @@ extension MapCommand {
     /// Maps NDJSON line by line, each line with the schema's latest clean version.
     private func mapWatching(descriptor: Int32) throws {
         let reloading: ReloadingMapper
-        do { reloading = try ReloadingMapper(contentsOf: schema, pluginPaths: plugins.pluginPaths) } catch {
+        do { reloading = try ReloadingMapper(contentsOf: schema, options: plugins.loadOptions) } catch {
             Terminal.error(error.description + "\n")
             throw ExitCode.failure
         }

@@ -71,10 +71,10 @@ struct ValidateCommand: ParsableCommand {
         }
         var diagnostics: [Diagnostic] = []
         for path in paths {
-            let prepared = PreparedSchema.load(contentsOf: path, pluginPaths: plugins.pluginPaths)
-            diagnostics += prepared.diagnostics
-            if let sample, let schema = prepared.schema {
-                diagnostics += try dryRun(schema, plugins: prepared.plugins, sample: sample)
+            let loaded = Schema.load(contentsOf: path, options: plugins.loadOptions)
+            diagnostics += loaded.diagnostics
+            if let sample, let schema = loaded.schema {
+                diagnostics += try dryRun(schema, plugins: loaded.plugins, sample: sample)
             }
         }
         switch format {

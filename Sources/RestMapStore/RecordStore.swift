@@ -7,7 +7,7 @@ import RestMapSchema
 /// A SQLite store of mapped records, with tables derived from a schema (Docs/Store.md).
 ///
 /// ```swift
-/// let mapper = try Mapper(contentsOf: "Schemas/mongohq.yaml")
+/// let mapper = try Schema.load(contentsOf: "Schemas/mongohq.yaml", options: SchemaLoadOptions(plugins: plugins)).mapper()
 /// let store = try RecordStore(path: "mongohq.sqlite", mapper: mapper)
 /// let response = Response(path: "/databases/shop/collections", body: bytes)
 /// let summary = try await store.save(try mapper.map(response), of: response)

@@ -1,5 +1,6 @@
 import Foundation
 import RestMap
+import RestMapPluginLoader
 import RestMapPlugins
 import RestMapSchema
 @testable import RestMapAuthoring
@@ -22,8 +23,8 @@ struct SchemaInferenceTests {
         let draft = inference.draft()
         #expect(draft.diagnostics.isEmpty, "\(draft.diagnostics.map(\.description))\n\(draft.yaml)")
         // Independently of the draft's own check: the schema loads and maps the sample with records.
-        let loaded = PreparedSchema.prepare(SchemaLoader().load(bytes: Array(draft.yaml.utf8), file: "draft.yaml"), file: "draft.yaml",
-                                            searchPath: PluginSearchPath(schemaDirectory: nil))
+        let loaded = Schema.load(bytes: Array(draft.yaml.utf8), file: "draft.yaml",
+                                 options: SchemaLoadOptions(pluginProvider: PluginSearchPath(schemaDirectory: nil)))
         let schema = try #require(loaded.schema, "\(loaded.diagnostics)")
         let mapper = try Mapper(schema: schema, plugins: loaded.plugins)
         let headers = BodyMediaType.implied(byExtensionOf: sample.body).map { ["Content-Type": $0] } ?? [:]

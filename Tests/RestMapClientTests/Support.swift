@@ -1,5 +1,6 @@
 import Foundation
 import RestMap
+import RestMapPluginLoader
 import RestMapClient
 import RestMapSchema
 import RestMapTestSupport
@@ -9,15 +10,15 @@ import Testing
 enum TestSchemas {
     /// A mapper from YAML text.
     static func mapper(_ yaml: String) throws -> Mapper {
-        let loaded = Schema.load(bytes: Array(yaml.utf8), file: "test.yaml")
+        let loaded = Schema.validate(bytes: Array(yaml.utf8), file: "test.yaml")
         let schema = try #require(loaded.schema, "\(loaded.diagnostics.map(\.description).joined(separator: "\n"))")
         return try Mapper(schema: schema)
     }
 
     /// A mapper of a schema file of the repository (`Schemas/github.yaml`), with its plugins.
     static func repositoryMapper(_ path: String) throws -> Mapper {
-        try Mapper(contentsOf: SampleServer.repository.appendingPathComponent(path).path,
-                   pluginPaths: [SampleServer.binaries.path])
+        try Schema.load(contentsOf: SampleServer.repository.appendingPathComponent(path).path, options: SchemaLoadOptions(
+            pluginProvider: PluginSearchPath(schemaDirectory: nil, pluginPaths: [SampleServer.binaries.path]))).mapper()
     }
 
     /// `Schemas/articles.yaml` (the sample server's articles in every pagination kind), with

@@ -158,7 +158,7 @@ import Testing
             responses:
               - { entity: Event }
             """
-        let loaded = Schema.load(bytes: Array(yaml.utf8), file: "inline.yaml")
+        let loaded = Schema.validate(bytes: Array(yaml.utf8), file: "inline.yaml")
         let mapper = try Mapper(schema: try #require(loaded.schema), plugins: try BuiltPlugins.registry())
         let body = #"[{"at": "2013-03-13T18:10:21Z"}, {"at": "2013-03-13T18:10:21\u005A"}, {"at": "yesterday"}]"#
         let result = try mapper.map(Response(path: "/events", body: body))

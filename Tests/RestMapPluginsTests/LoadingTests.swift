@@ -2,6 +2,7 @@ import Foundation
 import RestMapCSV
 import RestMapDates
 import RestMapIDs
+import RestMapPluginLoader
 import RestMapPlugins
 import RestMapPluginKit
 import Testing

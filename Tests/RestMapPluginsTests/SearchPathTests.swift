@@ -1,3 +1,4 @@
+import RestMapPluginLoader
 import RestMapPlugins
 import Testing
 
@@ -32,8 +33,8 @@ import Testing
     }
 
     @Test func fileNames() {
-        #expect(PluginSearchPath.fileName(forPlugin: "dates") == "librestmap-dates.so")
-        #expect(PluginSearchPath.pluginName(fromFileName: "librestmap-text.so") == "text")
-        #expect(PluginSearchPath.pluginName(fromFileName: "libfoo.so") == nil)
+        #expect(PluginNames.fileName(forPlugin: "dates") == "librestmap-dates.so")
+        #expect(PluginNames.pluginName(fromFileName: "librestmap-text.so") == "text")
+        #expect(PluginNames.pluginName(fromFileName: "libfoo.so") == nil)
     }
 }

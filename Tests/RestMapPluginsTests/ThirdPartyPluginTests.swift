@@ -1,4 +1,5 @@
 import Foundation
+import RestMapPluginLoader
 import RestMapPlugins
 import RestMapPluginKit
 import Testing

@@ -15,7 +15,7 @@ struct BrokenSchemaTests {
 
     @Test("Each fixture reports its defect at the expected position", arguments: BrokenFixture.all)
     func fixture(_ fixture: BrokenFixture) {
-        let diagnostics = Schema.load(contentsOf: fixture.path).diagnostics
+        let diagnostics = Schema.validate(contentsOf: fixture.path).diagnostics
         let report = diagnostics.map { "\($0)" }.joined(separator: "\n")
         let matches = { (diagnostic: Diagnostic) in
             diagnostic.location.line == fixture.line && diagnostic.location.column == fixture.column
@@ -48,7 +48,7 @@ struct BrokenSchemaTests {
             routes:
               me: GIT /user
             """
-        let diagnostics = Schema.load(bytes: Array(text.utf8), file: "several.yaml").diagnostics
+        let diagnostics = Schema.validate(bytes: Array(text.utf8), file: "several.yaml").diagnostics
         let found = diagnostics.map { "\($0.location.line):\($0.location.column) \($0.severity.rawValue)" }
         #expect(found == [
             "4:19 error",   // identifiedBy names an attribute User does not map
@@ -67,33 +67,33 @@ struct BrokenSchemaTests {
     func notUTF8() throws {
         let file = try TemporaryFile(named: "latin1.yaml", bytes: Array("restmap: 1\nname: caf".utf8) + [0xE9] + Array("\n".utf8))
         defer { file.remove() }
-        let diagnostics = Schema.load(contentsOf: file.url.path).diagnostics
+        let diagnostics = Schema.validate(contentsOf: file.url.path).diagnostics
         #expect(diagnostics.count == 1)
         #expect(diagnostics.first?.description == "\(file.url.path):2:10: error: the file is not UTF-8 text (invalid byte 0xE9 at offset 20)")
     }
 
     @Test("A zero-byte file is empty")
     func zeroBytes() {
-        let diagnostics = Schema.load(bytes: [], file: "empty.yaml").diagnostics
+        let diagnostics = Schema.validate(bytes: [], file: "empty.yaml").diagnostics
         #expect(diagnostics.map(\.description) == ["empty.yaml:1:1: error: the file is empty; a schema starts with 'restmap: 1'"])
     }
 
     @Test("A directory is not a schema file")
     func directory() {
-        let diagnostics = Schema.load(contentsOf: Paths.broken.path).diagnostics
+        let diagnostics = Schema.validate(contentsOf: Paths.broken.path).diagnostics
         #expect(diagnostics.map(\.description) == ["\(Paths.broken.path):1:1: error: is a directory, not a schema file"])
     }
 
     @Test("A missing file is reported")
     func missingFile() {
-        let diagnostics = Schema.load(contentsOf: "/nonexistent/schema.yaml").diagnostics
+        let diagnostics = Schema.validate(contentsOf: "/nonexistent/schema.yaml").diagnostics
         #expect(diagnostics.map(\.description) == ["/nonexistent/schema.yaml:1:1: error: no such file"])
     }
 
     @Test("An alias bomb is refused once its expansion passes the node budget")
     func aliasBomb() {
         let path = Paths.broken.appendingPathComponent("alias-bomb.yaml").path
-        let diagnostics = Schema.load(contentsOf: path).diagnostics
+        let diagnostics = Schema.validate(contentsOf: path).diagnostics
         // The guard counts expanded nodes and stops at its budget: the work is bounded by the count, not by time.
         #expect(diagnostics.count == 1)
         #expect(diagnostics.first?.message.hasPrefix("aliases expand the document beyond 200000 nodes") == true)
@@ -102,7 +102,7 @@ struct BrokenSchemaTests {
     @Test("10,000 levels of flow nesting are refused without a crash", arguments: ["[", "{a: "])
     func deepNesting(_ opener: String) {
         let text = String(repeating: opener, count: 10_000)
-        let diagnostics = Schema.load(bytes: Array(text.utf8), file: "deep.yaml").diagnostics
+        let diagnostics = Schema.validate(bytes: Array(text.utf8), file: "deep.yaml").diagnostics
         #expect(diagnostics.count == 1)
         #expect(diagnostics.first?.message == "nesting deeper than 128 levels")
         #expect(diagnostics.first?.location.line == 1)
@@ -112,7 +112,7 @@ struct BrokenSchemaTests {
     func binaryGarbage(seed: UInt64) {
         var generator = SeededGenerator(state: seed)
         let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let loaded = Schema.load(bytes: bytes, file: "garbage.bin")
+        let loaded = Schema.validate(bytes: bytes, file: "garbage.bin")
         #expect(loaded.schema == nil)
         #expect(loaded.diagnostics.containsErrors)
     }
@@ -122,7 +122,7 @@ struct BrokenSchemaTests {
         var generator = SeededGenerator(state: seed)
         let alphabet = Array("abcXYZ019 :-[]{},'\"#&*!|>?@`%\n\n\t  ".utf8)
         let bytes = (0..<4096).map { _ in alphabet.randomElement(using: &generator)! }
-        let loaded = Schema.load(bytes: bytes, file: "garbage.yaml")
+        let loaded = Schema.validate(bytes: bytes, file: "garbage.yaml")
         #expect(loaded.schema == nil)
         #expect(loaded.diagnostics.containsErrors)
     }

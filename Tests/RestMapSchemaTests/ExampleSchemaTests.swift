@@ -13,7 +13,7 @@ import Testing
 
     @Test(arguments: Paths.examples)
     func validatesCleanAndPointsEditorsAtTheJSONSchema(_ path: String) throws {
-        let loaded = Schema.load(contentsOf: path)
+        let loaded = Schema.validate(contentsOf: path)
         #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics.map(\.description).joined(separator: "\n"))")
         #expect(loaded.schema != nil)
         let firstLine = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").first

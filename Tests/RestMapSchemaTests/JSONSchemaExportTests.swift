@@ -41,7 +41,7 @@ struct JSONSchemaExportTests {
 
     @Test("Valid fixtures validate clean with the RestMap validator", arguments: Paths.files(in: Paths.valid))
     func validFixture(_ name: String) {
-        let loaded = Schema.load(contentsOf: Paths.valid.appendingPathComponent(name).path)
+        let loaded = Schema.validate(contentsOf: Paths.valid.appendingPathComponent(name).path)
         #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics.map { "\($0)" }.joined(separator: "\n"))")
         #expect(loaded.schema != nil)
     }

@@ -129,7 +129,7 @@ struct SuggestionBoundsTests {
     @Test("A hostile schema: every misspelling is reported with the right suggestion, within the budget")
     func hostileSchemaWithinBudget() {
         let (text, misspellings) = Self.hostileSchema(entities: 300)
-        let loaded = Schema.load(bytes: Array(text.utf8), file: "hostile.yaml")
+        let loaded = Schema.validate(bytes: Array(text.utf8), file: "hostile.yaml")
         let undefined = loaded.diagnostics.filter { $0.message.contains("refers to undefined entity") }
         #expect(undefined.count == misspellings.count)
         for (diagnostic, misspelling) in zip(undefined, misspellings) {
@@ -145,7 +145,7 @@ struct SuggestionBoundsTests {
         let (text, misspellings) = Self.hostileSchema(entities: 300)
         var options = SchemaValidationOptions()
         options.suggestionLimit = 50_000
-        let loaded = Schema.load(bytes: Array(text.utf8), file: "hostile.yaml", options: options)
+        let loaded = Schema.validate(bytes: Array(text.utf8), file: "hostile.yaml", options: options)
         let undefined = loaded.diagnostics.filter { $0.message.contains("refers to undefined entity") }
         #expect(undefined.count == misspellings.count)
         let suggested = undefined.filter { $0.message.contains("did you mean") }.count
@@ -163,11 +163,11 @@ struct SuggestionBoundsTests {
         var options = SchemaValidationOptions()
         options.cancellation = ValidationCancellation()
         options.cancellation?.cancel()
-        let loaded = Schema.load(bytes: Array(text.utf8), file: "hostile.yaml", options: options)
+        let loaded = Schema.validate(bytes: Array(text.utf8), file: "hostile.yaml", options: options)
         #expect(loaded.wasCancelled)
         #expect(loaded.schema == nil)
         #expect(loaded.suggestionSteps == 0)
-        #expect(!Schema.load(bytes: Array(text.utf8), file: "hostile.yaml").wasCancelled)
+        #expect(!Schema.validate(bytes: Array(text.utf8), file: "hostile.yaml").wasCancelled)
     }
 
     @Test("Ambiguous responses name the latest earlier overlapping one, found per method, path and key path")
@@ -185,7 +185,7 @@ struct SuggestionBoundsTests {
               - { method: GET, path: /people, entity: User }
 
             """
-        let loaded = Schema.load(bytes: Array(text.utf8), file: "responses.yaml")
+        let loaded = Schema.validate(bytes: Array(text.utf8), file: "responses.yaml")
         let ambiguous = loaded.diagnostics.filter { $0.message.hasPrefix("response descriptor is ambiguous") }
         #expect(ambiguous.map(\.location.line) == [9])
         #expect(ambiguous.first?.message.contains("with the one at line 6") == true)
@@ -195,13 +195,13 @@ struct SuggestionBoundsTests {
     func matcherShadowing() {
         var cases = "restmap: 1\nentities:\n  Item:\n    dynamic:\n      by: kind\n      cases:\n"
         for index in 0..<5000 { cases += "        k\(index): Item\n" }
-        let byCases = Schema.load(bytes: Array(cases.utf8), file: "cases.yaml")
+        let byCases = Schema.validate(bytes: Array(cases.utf8), file: "cases.yaml")
         #expect(!byCases.diagnostics.contains { $0.message.contains("matcher") }, "\(byCases.diagnostics.prefix(3))")
 
         var match = "restmap: 1\nentities:\n  Item:\n    dynamic:\n      match:\n"
         match += "        - { when: { kind: a }, entity: Item }\n        - { when: { kind: a }, entity: Item }\n"
         for index in 0..<1500 { match += "        - { when: { kind: v\(index) }, entity: Item }\n" }
-        let list = Schema.load(bytes: Array(match.utf8), file: "match.yaml")
+        let list = Schema.validate(bytes: Array(match.utf8), file: "match.yaml")
         let never = list.diagnostics.filter { $0.message.hasPrefix("this matcher can never match") }
         #expect(never.map(\.location.line) == [7])
         let unchecked = list.diagnostics.filter { $0.message.hasPrefix("matchers from here on were not checked") }

@@ -1,6 +1,7 @@
 import Foundation
 import RestMapTestSupport
 import RestMap
+import RestMapPluginLoader
 import RestMapSchema
 import RestMapStore
 import Testing
@@ -23,12 +24,13 @@ enum StoreFixture {
 
     /// A mapper for a schema under `Schemas/`, with the plugins it names (from the build folder).
     static func mapper(schema name: String) throws -> Mapper {
-        try Mapper(contentsOf: root.appendingPathComponent("Schemas/\(name)").path)
+        try Schema.load(contentsOf: root.appendingPathComponent("Schemas/\(name)").path,
+                    options: SchemaLoadOptions(pluginProvider: PluginSearchPath(schemaDirectory: nil))).mapper()
     }
 
     /// A mapper for a schema written inline.
     static func mapper(yaml: String) throws -> Mapper {
-        let loaded = Schema.load(bytes: Array(yaml.utf8), file: "inline.yaml")
+        let loaded = Schema.validate(bytes: Array(yaml.utf8), file: "inline.yaml")
         guard let schema = loaded.schema else { throw Failure(description: loaded.diagnostics.map(\.description).joined(separator: "\n")) }
         return try Mapper(schema: schema)
     }

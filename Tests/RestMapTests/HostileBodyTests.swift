@@ -149,7 +149,7 @@ import Testing
         let schemas = try FileManager.default.contentsOfDirectory(atPath: Fixture.root.appendingPathComponent("Schemas").path)
             .filter { $0.hasSuffix(".yaml") }.sorted()
         var mappers = try schemas.map { name in
-            (name, try Mapper(contentsOf: Fixture.root.appendingPathComponent("Schemas/\(name)").path))
+            (name, try Fixture.mapperLoadingPlugins(name))
         }
         mappers.append(("key-path-shapes", try Fixture.mapper(yaml: shapes)))
         return mappers

@@ -6,7 +6,7 @@ import Testing
 /// libraries sit next to the test executable in the build folder).
 @Suite struct PluginStoryTests {
     func mapper(_ schema: String) throws -> Mapper {
-        try Mapper(contentsOf: Fixture.root.appendingPathComponent("Schemas/\(schema)").path)
+        try Fixture.mapperLoadingPlugins(schema)
     }
 
     func map(_ schema: String, _ sample: String, path: String, method: String = "GET", status: Int = 200,
@@ -84,7 +84,7 @@ import Testing
 
 @Suite struct CSVDryRunTests {
     @Test func dryRunOfACSVSampleReportsItsUnmappedColumns() throws {
-        let mapper = try Mapper(contentsOf: Fixture.root.appendingPathComponent("Schemas/imdb.yaml").path)
+        let mapper = try Fixture.mapperLoadingPlugins("imdb.yaml")
         let body = Array("Rank,Rating,Title,Votes,Director\n241,8,Mystic River (2003),\"234,310\",Clint Eastwood\n".utf8)
         let report = mapper.dryRun(Response(path: "/top250.csv", headers: ["Content-Type": "text/csv"], body: body))
         #expect(report.failure == nil)

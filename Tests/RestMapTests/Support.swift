@@ -1,5 +1,6 @@
 import Foundation
 import RestMap
+import RestMapPluginLoader
 import RestMapPlugins
 import RestMapSchema
 import Testing
@@ -15,14 +16,21 @@ enum Fixture {
 
     /// A mapper for a schema under `Schemas/`.
     static func mapper(schema name: String, plugins: PluginRegistry = PluginRegistry()) throws -> Mapper {
-        let loaded = Schema.load(contentsOf: root.appendingPathComponent("Schemas/\(name)").path)
+        let loaded = Schema.validate(contentsOf: root.appendingPathComponent("Schemas/\(name)").path)
         guard let schema = loaded.schema else { throw Failure(description: loaded.diagnostics.map(\.description).joined(separator: "\n")) }
         return try Mapper(schema: schema, plugins: plugins)
     }
 
+    /// A mapper for a schema under `Schemas/`, loaded as `restmap` loads it: the plugins it names
+    /// come from the build folder (the test binary's), loaded from disk.
+    static func mapperLoadingPlugins(_ name: String) throws -> Mapper {
+        try Schema.load(contentsOf: root.appendingPathComponent("Schemas/\(name)").path,
+                        options: SchemaLoadOptions(pluginProvider: PluginSearchPath(schemaDirectory: nil))).mapper()
+    }
+
     /// A mapper for a schema written inline.
     static func mapper(yaml: String, plugins: PluginRegistry = PluginRegistry()) throws -> Mapper {
-        let loaded = Schema.load(bytes: Array(yaml.utf8), file: "inline.yaml")
+        let loaded = Schema.validate(bytes: Array(yaml.utf8), file: "inline.yaml")
         guard let schema = loaded.schema else { throw Failure(description: loaded.diagnostics.map(\.description).joined(separator: "\n")) }
         return try Mapper(schema: schema, plugins: plugins)
     }

@@ -2,93 +2,126 @@ import Foundation
 import RestMapPlugins
 import RestMapSchema
 
-/// A schema with the plugins it names loaded, and every diagnostic found on the way.
-public struct PreparedSchema: Sendable {
+/// A schema file read, with the plugins it names registered, validated against them: what
+/// `Schema.load` returns, and what `Mapper(_:)` compiles.
+public struct LoadedSchema: Sendable {
     /// The schema, present only when there is no error.
     public var schema: Schema?
-    /// The built-in transformers, the plugins given in process and those the schema named.
+    /// The built-in transformers, the plugins registered in process and those the schema named.
     public var plugins: PluginRegistry
-    /// Schema and plugin-loading problems, sorted by position.
+    /// Every problem found (the document, the schema's semantics, its plugins), sorted by position.
     public var diagnostics: [Diagnostic]
-    /// The steps "did you mean" suggestions took (see `LoadedSchema.suggestionSteps`).
+    /// The steps "did you mean" suggestions took (at most `SchemaLoadOptions.suggestionLimit`).
     public var suggestionSteps = 0
-    /// Whether validation stopped early because its cancellation was cancelled.
+    /// Whether validation stopped early because `SchemaLoadOptions.cancellation` was cancelled:
+    /// the diagnostics are then incomplete.
     public var wasCancelled = false
+
+    /// A mapper for the schema.
+    /// - Throws: `SchemaLoadError` with every diagnostic when the schema has errors.
+    public func mapper() throws(SchemaLoadError) -> Mapper {
+        try Mapper(self)
+    }
 }
 
-/// A schema that could not be prepared for mapping.
+/// How `Schema.load` reads a schema and where the plugins it names come from.
+public struct SchemaLoadOptions: Sendable {
+    /// Plugins registered in process (`PluginRegistry.register`); the built-in transformers are
+    /// always added.
+    public var plugins: PluginRegistry
+    /// Where a plugin the schema names and `plugins` lacks comes from: `PluginSearchPath`
+    /// (module `RestMapPluginLoader`) loads it from trusted folders on disk. Without a provider such
+    /// a plugin is an error at its name.
+    public var pluginProvider: (any PluginProvider)?
+    /// The document limits: file size, nesting depth, nodes once aliases are expanded.
+    public var limits = SchemaLoader()
+    /// The most steps "did you mean" suggestions may take in one load (see `SuggestionBudget`).
+    public var suggestionLimit = SuggestionBudget.defaultLimit
+    /// When set and cancelled, validation stops early (`LoadedSchema.wasCancelled`): an editor
+    /// cancels the analysis of text it has replaced.
+    public var cancellation: ValidationCancellation?
+
+    /// Options with in-process plugins and, optionally, a provider of the others.
+    public init(plugins: PluginRegistry = PluginRegistry(), pluginProvider: (any PluginProvider)? = nil) {
+        self.plugins = plugins
+        self.pluginProvider = pluginProvider
+    }
+}
+
+/// A schema that could not be loaded: every diagnostic, errors among them.
 public struct SchemaLoadError: Error, Sendable, CustomStringConvertible {
+    /// Every problem found, sorted by position.
     public var diagnostics: [Diagnostic]
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
-extension PreparedSchema {
-    /// Loads a schema file, loads the plugins its `plugins:` names unless `plugins` already holds
-    /// them, and validates transformer names and arguments against them.
+extension Schema {
+    /// Reads the schema file at `path`, registers the plugins its `plugins:` names (from
+    /// `options.plugins`, else from `options.pluginProvider`), and validates it, transformer names
+    /// and arguments included. This is the one way to load a schema; `try loaded.mapper()` compiles it.
     ///
-    /// Plugins come only from folders the user chose (`pluginPaths`, `RESTMAP_PLUGIN_PATH`, the
-    /// installed plugin folder), first-party ones only from the binary's folder or the installed
-    /// one: never from the schema's folder (see `PluginSearchPath`). A first-party library lying
-    /// elsewhere is reported as a warning at the plugin's name.
-    public static func load(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) -> PreparedSchema {
-        let searchPath = PluginSearchPath(schemaDirectory: FilePaths.directory(of: path).nonEmpty ?? ".",
-                                          pluginPaths: pluginPaths)
-        return prepare(SchemaLoader().load(contentsOf: path), file: path, searchPath: searchPath, plugins: plugins)
+    /// Loading never runs code from a place the schema's author controls: plugins come only from
+    /// the registry or the provider, and `PluginSearchPath` never searches the schema's folder.
+    public static func load(contentsOf path: String, options: SchemaLoadOptions = SchemaLoadOptions()) -> LoadedSchema {
+        load(options.limits.load(contentsOf: path), file: path, options: options)
     }
 
-    /// Prepares a document already loaded (a schema embedded in another file, a schema an editor
-    /// holds): loads the plugins it names from `searchPath` unless `plugins` already holds them,
-    /// then validates it, transformer names and arguments included. A `cancellation` cancelled
-    /// meanwhile stops validation early (an editor's analysis of text it has replaced).
-    public static func prepare(_ loaded: SchemaLoader.Loaded, file path: String, searchPath: PluginSearchPath,
-                               plugins: PluginRegistry = PluginRegistry(),
-                               cancellation: ValidationCancellation? = nil) -> PreparedSchema {
-        var registry = plugins
+    /// Loads a schema held in memory; `file` names it in diagnostics (and is the folder plugin
+    /// errors point at).
+    public static func load(bytes: [UInt8], file: String, options: SchemaLoadOptions = SchemaLoadOptions()) -> LoadedSchema {
+        load(options.limits.load(bytes: bytes, file: file), file: file, options: options)
+    }
+
+    /// Loads a document already parsed (a schema embedded in another file, a schema an editor
+    /// holds and also reads as a tree).
+    package static func load(_ document: SchemaDocument, file path: String, options: SchemaLoadOptions) -> LoadedSchema {
+        var registry = options.plugins
         registry.registerBuiltins()
         var pluginDiagnostics: [Diagnostic] = []
-        if let root = loaded.root {
-            // Names that are not identifiers are the validator's errors; they never reach the file system.
-            for node in root["plugins"]?.sequence ?? [] {
-                guard let name = node.stringValue, PluginSearchPath.isValidName(name) else { continue }
-                if registry.plugins.allSatisfy({ $0.name != name }) {
-                    do { _ = try registry.load(named: name, searchPath: searchPath) } catch {
-                        pluginDiagnostics.append(.error("cannot load plugin '\(name)': \(error)", at: node.textLocation))
-                        continue
-                    }
-                }
-                for refusal in searchPath.refusals(forPlugin: name) where PluginSearchPath.reservedNames.contains(name) {
-                    pluginDiagnostics.append(.warning("ignored \(refusal.path): \(refusal.reason)", at: node.textLocation))
-                }
+        for node in document.root?["plugins"]?.sequence ?? [] {
+            // Names that are not identifiers are the validator's errors; they never reach a provider.
+            guard let name = node.stringValue, PluginNames.isValid(name),
+                  registry.plugins.allSatisfy({ $0.name != name }) else { continue }
+            do {
+                guard let provider = options.pluginProvider else { throw PluginError.notRegistered(name: name) }
+                let warnings = try provider.provide(plugin: name, forSchemaAt: path, into: &registry)
+                pluginDiagnostics += warnings.map { .warning($0, at: node.textLocation) }
+            } catch {
+                pluginDiagnostics.append(.error("cannot load plugin '\(name)': \(error)", at: node.textLocation))
             }
         }
-        var options = SchemaValidationOptions(transformers: registry.catalog)
-        options.cancellation = cancellation
-        let validated = Schema.validate(loaded, file: path, options: options)
+        var validation = SchemaValidationOptions(transformers: registry.catalog)
+        validation.loader = options.limits
+        validation.suggestionLimit = options.suggestionLimit
+        validation.cancellation = options.cancellation
+        let validated = Schema.validate(document, file: path, options: validation)
         let all = (validated.diagnostics + pluginDiagnostics).sortedByPosition()
-        return PreparedSchema(schema: all.containsErrors ? nil : validated.schema, plugins: registry, diagnostics: all,
-                              suggestionSteps: validated.suggestionSteps, wasCancelled: validated.wasCancelled)
+        return LoadedSchema(schema: all.containsErrors ? nil : validated.schema, plugins: registry, diagnostics: all,
+                            suggestionSteps: validated.suggestionSteps, wasCancelled: validated.wasCancelled)
     }
 }
 
 extension Mapper {
-    /// Loads a schema file with its plugins and compiles it.
-    ///
-    /// - Throws: `SchemaLoadError` with every diagnostic when the schema has errors or a plugin
-    ///   it names cannot be loaded.
-    public init(contentsOf path: String, pluginPaths: [String] = [], plugins: PluginRegistry = PluginRegistry()) throws(SchemaLoadError) {
-        try self.init(prepared: PreparedSchema.load(contentsOf: path, pluginPaths: pluginPaths, plugins: plugins))
-    }
-
-    /// Compiles a prepared schema (whose warnings the caller may report first).
+    /// Compiles a loaded schema (whose warnings the caller may report first).
     ///
     /// - Throws: `SchemaLoadError` with every diagnostic when the schema has errors.
-    public init(prepared: PreparedSchema) throws(SchemaLoadError) {
-        guard let schema = prepared.schema else { throw SchemaLoadError(diagnostics: prepared.diagnostics) }
-        do { try self.init(schema: schema, plugins: prepared.plugins) } catch {
+    public init(_ loaded: LoadedSchema) throws(SchemaLoadError) {
+        guard let schema = loaded.schema else { throw SchemaLoadError(diagnostics: loaded.diagnostics) }
+        do { try self.init(schema: schema, plugins: loaded.plugins) } catch {
             throw SchemaLoadError(diagnostics: [.error(error.message, at: error.location ?? SourceLocation(file: schema.file, line: 1, column: 1))])
         }
     }
+
+    /// Compiles a loaded schema.
+    @available(*, deprecated, renamed: "init(_:)")
+    public init(prepared: LoadedSchema) throws(SchemaLoadError) {
+        try self.init(prepared)
+    }
 }
+
+/// The former name of `LoadedSchema`.
+@available(*, deprecated, renamed: "LoadedSchema")
+public typealias PreparedSchema = LoadedSchema
 
 extension PluginRegistry {
     /// Registers the built-in transformers unless they already are.
@@ -111,8 +144,4 @@ extension PluginRegistry {
         }
         return TransformerCatalog(transformers: transformers, loadedPlugins: Set(plugins.map(\.name)))
     }
-}
-
-extension String {
-    var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -10,7 +10,7 @@ import RestMapSchema
 public final class ReloadingMapper: @unchecked Sendable {
     /// The schema file followed.
     public let path: String
-    private let pluginPaths: [String]
+    private let options: SchemaLoadOptions
     private let lock = NSLock()
     private var state: State
     private var timer: (any DispatchSourceTimer)?
@@ -23,12 +23,13 @@ public final class ReloadingMapper: @unchecked Sendable {
         var lastSeen: Data?
     }
 
-    /// Loads the first version; throws when it has errors (there is nothing to serve yet).
-    public init(contentsOf path: String, pluginPaths: [String] = []) throws(SchemaLoadError) {
+    /// Loads the first version (as `Schema.load` does, with `options` for this and every later
+    /// version); throws when it has errors (there is nothing to serve yet).
+    public init(contentsOf path: String, options: SchemaLoadOptions = SchemaLoadOptions()) throws(SchemaLoadError) {
         self.path = path
-        self.pluginPaths = pluginPaths
+        self.options = options
         let contents = FileManager.default.contents(atPath: path)
-        state = State(mapper: try Mapper(contentsOf: path, pluginPaths: pluginPaths), lastSeen: contents)
+        state = State(mapper: try Schema.load(contentsOf: path, options: options).mapper(), lastSeen: contents)
     }
 
     deinit { timer?.cancel() }
@@ -57,7 +58,7 @@ public final class ReloadingMapper: @unchecked Sendable {
     public func reload() -> Outcome {
         let contents = FileManager.default.contents(atPath: path)
         if lock.withLock({ state.lastSeen == contents }) { return .unchanged }
-        let loaded = Result { () throws(SchemaLoadError) in try Mapper(contentsOf: path, pluginPaths: pluginPaths) }
+        let loaded = Result { () throws(SchemaLoadError) in try Schema.load(contentsOf: path, options: options).mapper() }
         return lock.withLock {
             state.lastSeen = contents
             switch loaded {

@@ -1,5 +1,6 @@
 import Foundation
 import RestMap
+import RestMapPluginLoader
 import RestMapPlugins
 import RestMapSchema
 
@@ -83,9 +84,8 @@ extension SchemaInference {
 
     /// Validates the YAML and dry-runs every sample with it.
     private func check(_ yaml: String, file: String) -> (yaml: String, diagnostics: [Diagnostic], failedAttributes: [(entity: String, attribute: String)]) {
-        let loaded = SchemaLoader().load(bytes: Array(yaml.utf8), file: file)
-        let prepared = PreparedSchema.prepare(loaded, file: file,
-                                                  searchPath: PluginSearchPath(schemaDirectory: nil, pluginPaths: pluginPaths), plugins: plugins)
+        let prepared = Schema.load(bytes: Array(yaml.utf8), file: file, options: SchemaLoadOptions(
+            plugins: plugins, pluginProvider: PluginSearchPath(schemaDirectory: nil, pluginPaths: pluginPaths)))
         guard let schema = prepared.schema else { return (yaml, prepared.diagnostics, []) }
         let mapper: Mapper
         do { mapper = try Mapper(schema: schema, plugins: prepared.plugins) } catch {

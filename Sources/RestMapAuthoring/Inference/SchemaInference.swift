@@ -1,6 +1,7 @@
 import Foundation
 import RestMap
 import RestMapJSON
+import RestMapPluginLoader
 import RestMapPlugins
 
 /// Drafts a schema from sample response bodies (`restmap init`).

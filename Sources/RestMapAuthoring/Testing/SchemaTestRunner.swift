@@ -1,6 +1,7 @@
 import Foundation
 import RestMap
 import RestMapJSON
+import RestMapPluginLoader
 import RestMapPlugins
 import RestMapSchema
 
@@ -133,7 +134,7 @@ private struct FileContext {
     var testFile: String
     var directory: String
     var pluginPaths: [String]
-    var cache: [SourceLocation: PreparedSchema] = [:]
+    var cache: [SourceLocation: LoadedSchema] = [:]
 
     init(testFile: String, directory: String, pluginPaths: [String]) {
         self.testFile = testFile
@@ -156,15 +157,15 @@ private struct FileContext {
         path.hasPrefix("/") ? path : directory + "/" + path
     }
 
-    mutating func schema(_ reference: SchemaNode) -> PreparedSchema {
+    mutating func schema(_ reference: SchemaNode) -> LoadedSchema {
         if let cached = cache[reference.location] { return cached }
-        let prepared: PreparedSchema
+        let options = SchemaLoadOptions(pluginProvider: PluginSearchPath(schemaDirectory: nil, pluginPaths: pluginPaths))
+        let prepared: LoadedSchema
         if let path = reference.scalarText {
-            prepared = PreparedSchema.load(contentsOf: resolve(path), pluginPaths: pluginPaths)
+            prepared = Schema.load(contentsOf: resolve(path), options: options)
         } else {
             // An inline schema keeps the test file's positions; its plugins come from the plugin paths.
-            prepared = PreparedSchema.prepare(SchemaLoader.Loaded(root: reference, diagnostics: []), file: testFile,
-                                              searchPath: PluginSearchPath(schemaDirectory: nil, pluginPaths: pluginPaths))
+            prepared = Schema.load(SchemaDocument(root: reference, diagnostics: []), file: testFile, options: options)
         }
         cache[reference.location] = prepared
         return prepared

@@ -1,6 +1,7 @@
 import Foundation
 import RestMap
 import RestMapAuthoring
+import RestMapPluginLoader
 import RestMapPlugins
 import RestMapSchema
 
@@ -43,9 +44,10 @@ struct SchemaAnalysis {
             case .failure(let reason): diagnostics.append(.warning(reason, at: node.textLocation))
             }
         }
-        // A search path of no folder at all: every plugin the schema names was either added above or is reported.
-        let prepared = PreparedSchema.prepare(loaded, file: file, searchPath: PluginSearchPath([], firstPartyDirectories: []), plugins: registry,
-                                              cancellation: cancellation)
+        // No plugin provider: every plugin the schema names was either added above or is reported.
+        var options = SchemaLoadOptions(plugins: registry)
+        options.cancellation = cancellation
+        let prepared = Schema.load(loaded, file: file, options: options)
         let own = prepared.diagnostics.filter { !$0.message.hasPrefix("cannot load plugin ") }
         return SchemaAnalysis(root: loaded.root, diagnostics: (own + diagnostics).sortedByPosition(), schemaRoot: loaded.root,
                               suggestionSteps: prepared.suggestionSteps, wasCancelled: prepared.wasCancelled)
@@ -106,7 +108,7 @@ final class PluginStore {
     /// A plugin by name, or why it is not available.
     func plugin(named name: String) -> Lookup {
         if loaded[name] == nil {
-            if PluginSearchPath.reservedNames.contains(name) {
+            if PluginNames.reserved.contains(name) {
                 var registry = PluginRegistry()
                 do {
                     loaded[name] = .success(try registry.load(named: name, searchPath: PluginSearchPath([], firstPartyDirectories: firstPartyDirectories)))

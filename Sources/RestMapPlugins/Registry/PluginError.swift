@@ -6,6 +6,9 @@ public enum PluginError: Error, Sendable, Equatable, CustomStringConvertible {
     /// order); `untrusted` lists copies found where plugins are not taken from (the schema's
     /// folder, the current directory, or for a first-party plugin any other folder).
     case notFound(name: String, searched: [String], untrusted: [String] = [])
+    /// A schema names a plugin that is neither registered in process nor loadable: the schema was
+    /// loaded without a `PluginProvider`.
+    case notRegistered(name: String)
     /// A plugin name that is not an identifier (letters, digits, `-`, `_`).
     case invalidName(String)
     /// The file was refused before it was opened, so none of its code ran: who may write it or
@@ -28,6 +31,8 @@ public enum PluginError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notFound(let name, let searched, let untrusted):
             return Self.notFoundMessage(name: name, searched: searched, untrusted: untrusted)
+        case .notRegistered(let name):
+            return "plugin '\(name)' is not registered: register it in process (PluginRegistry.register) or give a plugin provider that loads it (PluginSearchPath, in RestMapPluginLoader)"
         case .invalidName(let name):
             return "'\(name)' is not a plugin name: use letters, digits, '-' and '_'"
         case .untrusted(let path, let reason):
@@ -46,15 +51,15 @@ public enum PluginError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func notFoundMessage(name: String, searched: [String], untrusted: [String]) -> String {
-        let file = PluginSearchPath.fileName(forPlugin: name)
+        let file = PluginNames.fileName(forPlugin: name)
         var message = searched.isEmpty
             ? "plugin '\(name)' not found: the plugin search path is empty"
             : "plugin '\(name)' not found: no \(file) in " + searched.joined(separator: ", ")
-        if PluginSearchPath.reservedNames.contains(name) {
+        if PluginNames.reserved.contains(name) {
             message += "; '\(name)' is a first-party plugin, loaded only from the restmap binary's folder or the installed plugin folder"
             if !untrusted.isEmpty { message += " (ignored: \(untrusted.joined(separator: ", ")))" }
         } else if untrusted.isEmpty {
-            message += "; the schema's folder and the current directory are not searched: pass --plugin-path DIR (or set \(PluginSearchPath.environmentVariable)) to add the folder holding it"
+            message += "; the schema's folder and the current directory are not searched: pass --plugin-path DIR (or set \(PluginNames.searchPathVariable)) to add the folder holding it"
         } else {
             let folders = untrusted.map { FilePaths.directory(of: $0) }
             message += "; found \(untrusted.joined(separator: ", ")), in a folder that is not searched: pass "

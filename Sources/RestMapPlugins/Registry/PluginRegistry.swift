@@ -3,7 +3,8 @@ import RestMapPluginKit
 
 /// The transformers and body decoders available to a schema, by qualified name.
 ///
-/// Build it before mapping (register in-process plugins, load plugins from disk), then share it:
+/// Build it before mapping (register in-process plugins; `RestMapPluginLoader` adds loading them
+/// from disk), then share it:
 /// it is an immutable value once built. Every transformer it hands out, linked in process or
 /// loaded, reports failures as `PluginError.transformerFailed`.
 public struct PluginRegistry: Sendable {
@@ -48,26 +49,6 @@ public struct PluginRegistry: Sendable {
             name: Plugin.name, version: Plugin.version, path: nil,
             transformers: Plugin.transformers.map { ReportingTransformer.wrap($0, qualifiedName: qualify($0.name)) },
             bodyDecoders: Plugin.bodyDecoders.map(ReportingTransformer.wrap)))
-    }
-
-    /// Loads the plugin `librestmap-<name>.so` from the first directory of `searchPath` holding it
-    /// (for a first-party name, of its first-party directories), and registers it.
-    @discardableResult
-    public mutating func load(named name: String, searchPath: PluginSearchPath) throws(PluginError) -> PluginInfo {
-        try load(path: searchPath.locate(name))
-    }
-
-    /// Loads the plugin library at `path`, once `PluginTrust` accepted it, and registers it.
-    /// - Throws: `PluginError.notAPlugin` when a `librestmap-<name>.so` declares another name, so
-    ///   that no library can take the namespace of another plugin.
-    @discardableResult
-    public mutating func load(path: String) throws(PluginError) -> PluginInfo {
-        let plugin = try PluginLoader.load(path: path)
-        if let name = PluginSearchPath.pluginName(fromFileName: (path as NSString).lastPathComponent), plugin.name != name {
-            throw PluginError.notAPlugin(path: path, reason: "it declares the plugin name '\(plugin.name)', not '\(name)'")
-        }
-        try add(plugin)
-        return plugin
     }
 
     /// Adds a plugin's definitions; a transformer name already taken is an error, and then nothing

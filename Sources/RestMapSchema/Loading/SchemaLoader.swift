@@ -3,7 +3,22 @@ import Foundation
 // lets every duplicate key be reported (not only the first) and bounds alias expansion.
 import CYaml
 
-/// Reads schema documents (YAML or JSON) into positioned `SchemaNode` trees.
+/// A schema document read into a node tree, or diagnostics saying why there is none. Problems
+/// that do not stop reading (a duplicate key) come alongside the tree.
+public struct SchemaDocument: Sendable {
+    /// The root node; `nil` when the document could not be read.
+    public var root: SchemaNode?
+    /// What reading found, errors and warnings.
+    public var diagnostics: [Diagnostic]
+
+    /// A document read by other means: a schema embedded in another file keeps that file's positions.
+    public init(root: SchemaNode?, diagnostics: [Diagnostic]) {
+        self.root = root
+        self.diagnostics = diagnostics
+    }
+}
+
+/// Reads schema documents (YAML or JSON) into positioned `SchemaNode` trees, within limits.
 ///
 /// Loading never crashes and never hangs on hostile input: nesting depth, alias expansion and
 /// document size are bounded, and each refusal is a diagnostic with a position.
@@ -17,49 +32,36 @@ public struct SchemaLoader: Sendable {
 
     public init() {}
 
-    /// The loaded root node, or diagnostics saying why there is none. Problems that do not stop
-    /// loading (a duplicate key) are returned alongside the node.
-    public struct Loaded: Sendable {
-        public var root: SchemaNode?
-        public var diagnostics: [Diagnostic]
-
-        /// A document loaded by other means: a schema embedded in another file keeps that file's positions.
-        public init(root: SchemaNode?, diagnostics: [Diagnostic]) {
-            self.root = root
-            self.diagnostics = diagnostics
-        }
-    }
-
     /// Loads the file at `path`.
-    public func load(contentsOf path: String) -> Loaded {
+    public func load(contentsOf path: String) -> SchemaDocument {
         let start = SourceLocation(file: path, line: 1, column: 1)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return Loaded(root: nil, diagnostics: [.error("no such file", at: start)])
+            return SchemaDocument(root: nil, diagnostics: [.error("no such file", at: start)])
         }
         if isDirectory.boolValue {
-            return Loaded(root: nil, diagnostics: [.error("is a directory, not a schema file", at: start)])
+            return SchemaDocument(root: nil, diagnostics: [.error("is a directory, not a schema file", at: start)])
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            return Loaded(root: nil, diagnostics: [.error("cannot read the file", at: start)])
+            return SchemaDocument(root: nil, diagnostics: [.error("cannot read the file", at: start)])
         }
         return load(bytes: [UInt8](data), file: path)
     }
 
     /// Loads a document held in memory; `file` names it in diagnostics.
-    public func load(bytes: [UInt8], file: String) -> Loaded {
+    public func load(bytes: [UInt8], file: String) -> SchemaDocument {
         let start = SourceLocation(file: file, line: 1, column: 1)
         if bytes.count > maximumFileSize {
-            return Loaded(root: nil, diagnostics: [.error(
+            return SchemaDocument(root: nil, diagnostics: [.error(
                 "file is \(bytes.count) bytes; schemas larger than \(maximumFileSize) bytes are refused", at: start)])
         }
         if let bad = Self.firstInvalidUTF8(in: bytes) {
-            return Loaded(root: nil, diagnostics: [.error(
+            return SchemaDocument(root: nil, diagnostics: [.error(
                 "the file is not UTF-8 text (invalid byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) at offset \(bad))",
                 at: Self.location(ofOffset: bad, in: bytes, file: file))])
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            return Loaded(root: nil, diagnostics: [.error(Self.emptyFileMessage, at: start)])
+            return SchemaDocument(root: nil, diagnostics: [.error(Self.emptyFileMessage, at: start)])
         }
         var composer = Composer(file: file, bytes: bytes, limits: self)
         return composer.compose()
@@ -121,10 +123,10 @@ private struct Composer {
         self.limits = limits
     }
 
-    mutating func compose() -> SchemaLoader.Loaded {
+    mutating func compose() -> SchemaDocument {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
-            return SchemaLoader.Loaded(root: nil, diagnostics: [.error("cannot start the YAML parser", at: location(line: 0, column: 0))])
+            return SchemaDocument(root: nil, diagnostics: [.error("cannot start the YAML parser", at: location(line: 0, column: 0))])
         }
         defer { yaml_parser_delete(&parser) }
         return bytes.withUnsafeBufferPointer { buffer in
@@ -136,7 +138,7 @@ private struct Composer {
                 var event = yaml_event_t()
                 guard yaml_parser_parse(&parser, &event) == 1 else {
                     diagnostics.append(yamlError(parser))
-                    return SchemaLoader.Loaded(root: nil, diagnostics: diagnostics)
+                    return SchemaDocument(root: nil, diagnostics: diagnostics)
                 }
                 defer { yaml_event_delete(&event) }
                 let here = location(line: event.start_mark.line, column: event.start_mark.column)
@@ -146,12 +148,12 @@ private struct Composer {
                     if root == nil {  // only comments, or only a document marker
                         diagnostics.append(.error(SchemaLoader.emptyFileMessage, at: location(line: 0, column: 0)))
                     }
-                    return SchemaLoader.Loaded(root: root, diagnostics: diagnostics)
+                    return SchemaDocument(root: root, diagnostics: diagnostics)
                 case YAML_DOCUMENT_START_EVENT:
                     documents += 1
                     if documents > 1 {
                         diagnostics.append(.error("a schema file holds one YAML document; found a second one", at: here))
-                        return SchemaLoader.Loaded(root: nil, diagnostics: diagnostics)
+                        return SchemaDocument(root: nil, diagnostics: diagnostics)
                     }
                 case YAML_SCALAR_EVENT:
                     let scalar = event.data.scalar
@@ -164,20 +166,20 @@ private struct Composer {
                     let name = string(event.data.alias.anchor)
                     guard let node = anchors[name] else {
                         diagnostics.append(.error("undefined alias '*\(name)'", at: here))
-                        return SchemaLoader.Loaded(root: nil, diagnostics: diagnostics)
+                        return SchemaDocument(root: nil, diagnostics: diagnostics)
                     }
                     expandedNodes += node.size
                     if expandedNodes > limits.maximumExpandedNodes {
                         diagnostics.append(.error(
                             "aliases expand the document beyond \(limits.maximumExpandedNodes) nodes; refusing to expand '*\(name)' further",
                             at: here))
-                        return SchemaLoader.Loaded(root: nil, diagnostics: diagnostics)
+                        return SchemaDocument(root: nil, diagnostics: diagnostics)
                     }
                     finished = node
                 case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                     if stack.count >= limits.maximumDepth {
                         diagnostics.append(.error("nesting deeper than \(limits.maximumDepth) levels", at: here))
-                        return SchemaLoader.Loaded(root: nil, diagnostics: diagnostics)
+                        return SchemaDocument(root: nil, diagnostics: diagnostics)
                     }
                     let isMapping = event.type == YAML_MAPPING_START_EVENT
                     let anchor = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor

@@ -1,45 +1,41 @@
 import Foundation
 
-/// The result of loading a schema: the model when it has no errors, and every diagnostic.
-public struct LoadedSchema: Sendable {
+/// The result of validating a schema document without its plugins: the model when it has no
+/// errors, and every diagnostic. `Schema.load` (module RestMap) is the public way in.
+package struct SchemaValidation: Sendable {
     /// The schema, present only when there is no error.
-    public var schema: Schema?
+    package var schema: Schema?
     /// Every problem found, sorted by position.
-    public var diagnostics: [Diagnostic]
+    package var diagnostics: [Diagnostic]
     /// The steps "did you mean" suggestions took (at most `SchemaValidationOptions.suggestionLimit`).
-    public var suggestionSteps = 0
+    package var suggestionSteps = 0
     /// Whether validation stopped early because `SchemaValidationOptions.cancellation` was
     /// cancelled: the diagnostics are then incomplete.
-    public var wasCancelled = false
+    package var wasCancelled = false
 }
 
 extension Schema {
-    /// Loads and validates the schema file at `path`.
-    public static func load(contentsOf path: String, options: SchemaValidationOptions = .init()) -> LoadedSchema {
-        read(options.loader.load(contentsOf: path), file: path, options: options)
+    /// Reads and validates the schema file at `path`.
+    package static func validate(contentsOf path: String, options: SchemaValidationOptions = .init()) -> SchemaValidation {
+        validate(options.loader.load(contentsOf: path), file: path, options: options)
     }
 
-    /// Loads and validates a schema held in memory; `file` names it in diagnostics.
-    public static func load(bytes: [UInt8], file: String, options: SchemaValidationOptions = .init()) -> LoadedSchema {
-        read(options.loader.load(bytes: bytes, file: file), file: file, options: options)
+    /// Reads and validates a schema held in memory; `file` names it in diagnostics.
+    package static func validate(bytes: [UInt8], file: String, options: SchemaValidationOptions = .init()) -> SchemaValidation {
+        validate(options.loader.load(bytes: bytes, file: file), file: file, options: options)
     }
 
-    /// Validates a document already loaded by a `SchemaLoader` (so a caller that had to look at
-    /// the tree first, for the plugins it names, does not read the file twice).
-    public static func validate(_ loaded: SchemaLoader.Loaded, file: String, options: SchemaValidationOptions = .init()) -> LoadedSchema {
-        read(loaded, file: file, options: options)
-    }
-
-    private static func read(_ loaded: SchemaLoader.Loaded, file: String, options: SchemaValidationOptions) -> LoadedSchema {
-        guard let root = loaded.root else {
-            return LoadedSchema(schema: nil, diagnostics: loaded.diagnostics.sortedByPosition())
+    /// Validates a document already read by a `SchemaLoader`.
+    package static func validate(_ document: SchemaDocument, file: String, options: SchemaValidationOptions = .init()) -> SchemaValidation {
+        guard let root = document.root else {
+            return SchemaValidation(schema: nil, diagnostics: document.diagnostics.sortedByPosition())
         }
         let reader = SchemaReader(file: file, root: root, options: options)
         let schema = reader.read()
-        let diagnostics = (loaded.diagnostics + reader.diagnostics).sortedByPosition()
+        let diagnostics = (document.diagnostics + reader.diagnostics).sortedByPosition()
         let cancelled = options.cancellation?.isCancelled == true
-        return LoadedSchema(schema: diagnostics.containsErrors || cancelled ? nil : schema, diagnostics: diagnostics,
-                            suggestionSteps: reader.suggester.budget.spent, wasCancelled: cancelled)
+        return SchemaValidation(schema: diagnostics.containsErrors || cancelled ? nil : schema, diagnostics: diagnostics,
+                                suggestionSteps: reader.suggester.budget.spent, wasCancelled: cancelled)
     }
 }
 

@@ -11,7 +11,7 @@ import RestMap
 /// The mapper of the target's schema, built once.
 private let fuzzMapper: Mapper = {
     let schema = ProcessInfo.processInfo.environment["RESTMAP_FUZZ_STORE_SCHEMA"] ?? "store.yaml"
-    do { return try Mapper(contentsOf: schema) } catch { fatalError("the store fuzz target's schema \(schema): \(error)") }
+    do { return try Schema.load(contentsOf: schema).mapper() } catch { fatalError("the store fuzz target's schema \(schema): \(error)") }
 }()
 
 /// The file the bytes are written to (one per process: libFuzzer runs inputs one at a time).

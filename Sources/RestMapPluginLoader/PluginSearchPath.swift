@@ -1,4 +1,5 @@
 import Foundation
+import RestMapPlugins
 
 /// Where plugins named in a schema (`librestmap-<name>.so`) may be loaded from.
 ///
@@ -12,12 +13,6 @@ import Foundation
 /// folder of the `restmap` binary or the installed plugin folder, and a library of the same name
 /// anywhere else is ignored (see `refusals()`).
 public struct PluginSearchPath: Sendable, Equatable {
-    /// The environment variable holding extra plugin directories.
-    public static let environmentVariable = "RESTMAP_PLUGIN_PATH"
-
-    /// The names of the first-party plugins, which only `firstPartyDirectories` may supply.
-    public static let reservedNames: Set<String> = ["dates", "ids", "csv"]
-
     /// The directories searched for third-party plugins, in search order, without duplicates.
     public private(set) var directories: [String]
 
@@ -61,13 +56,19 @@ public struct PluginSearchPath: Sendable, Equatable {
         currentDirectory: String? = FileManager.default.currentDirectoryPath
     ) {
         var directories = pluginPaths
-        if let variable = environment[Self.environmentVariable] {
+        if let variable = environment[PluginNames.searchPathVariable] {
             directories += variable.split(separator: ":", omittingEmptySubsequences: true).map(String.init)
         }
         let installation = Self.installationDirectories(of: executableDirectory)
         directories += installation.dropFirst()
         self.init(directories, firstPartyDirectories: installation,
                   unsearchedDirectories: [schemaDirectory, currentDirectory].compactMap { $0 })
+    }
+
+    /// This search path, also naming `directory` in "not found" errors when it is not searched.
+    public func addingUnsearchedDirectory(_ directory: String) -> PluginSearchPath {
+        PluginSearchPath(directories, firstPartyDirectories: firstPartyDirectories,
+                         unsearchedDirectories: unsearchedDirectories + [directory])
     }
 
     /// The folder of the running executable (from `/proc/self/exe`), if it can be read.
@@ -84,46 +85,23 @@ public struct PluginSearchPath: Sendable, Equatable {
         return [executableDirectory, (executableDirectory as NSString).appendingPathComponent("../lib/restmap/plugins")]
     }
 
-    /// The library file name of a plugin: `librestmap-<name>.so`.
-    public static func fileName(forPlugin name: String) -> String { "librestmap-\(name).so" }
-
-    /// The plugin name in a library file name (`librestmap-dates.so` gives `dates`), else `nil`.
-    public static func pluginName(fromFileName fileName: String) -> String? {
-        let prefix = "librestmap-", suffix = ".so"
-        guard fileName.hasPrefix(prefix), fileName.hasSuffix(suffix), fileName.count > prefix.count + suffix.count else {
-            return nil
-        }
-        return String(fileName.dropFirst(prefix.count).dropLast(suffix.count))
-    }
-
-    /// Whether `name` is a plugin name: one or more ASCII letters, digits, `-` and `_`.
-    public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
-            default: false
-            }
-        }
-    }
-
     /// The directories a plugin of this name may come from, in order.
     public func directories(forPlugin name: String) -> [String] {
-        Self.reservedNames.contains(name) ? firstPartyDirectories : directories
+        PluginNames.reserved.contains(name) ? firstPartyDirectories : directories
     }
 
     /// The path of the first `librestmap-<name>.so` in the directories the name may come from.
     /// - Throws: `PluginError.invalidName` for a name that is not an identifier, else
     ///   `PluginError.notFound` listing the directories searched and the copies refused.
     public func locate(_ name: String) throws(PluginError) -> String {
-        guard Self.isValidName(name) else { throw PluginError.invalidName(name) }
+        guard PluginNames.isValid(name) else { throw PluginError.invalidName(name) }
         if let path = firstLibrary(named: name) { return path }
         throw PluginError.notFound(name: name, searched: directories(forPlugin: name), untrusted: refusals(forPlugin: name).map(\.path))
     }
 
     /// The first `librestmap-<name>.so` that exists in the directories the name may come from.
     private func firstLibrary(named name: String) -> String? {
-        let fileName = Self.fileName(forPlugin: name)
+        let fileName = PluginNames.fileName(forPlugin: name)
         return directories(forPlugin: name).lazy.map { ($0 as NSString).appendingPathComponent(fileName) }
             .first { FileManager.default.fileExists(atPath: $0) }
     }
@@ -143,7 +121,7 @@ public struct PluginSearchPath: Sendable, Equatable {
         var found: [String: Candidate] = [:]
         for (directory, reserved) in firstPartyDirectories.map({ ($0, true) }) + directories.map({ ($0, false) }) {
             for candidate in Self.libraries(in: directory)
-            where Self.reservedNames.contains(candidate.name) == reserved && found[candidate.name] == nil {
+            where PluginNames.reserved.contains(candidate.name) == reserved && found[candidate.name] == nil {
                 found[candidate.name] = candidate
             }
         }
@@ -177,8 +155,8 @@ public struct PluginSearchPath: Sendable, Equatable {
     /// `refusals()` of one plugin name, found by looking for its file in each folder instead of
     /// listing every folder (what a schema naming the plugin needs).
     public func refusals(forPlugin name: String) -> [Refusal] {
-        guard Self.isValidName(name) else { return [] }
-        let fileName = Self.fileName(forPlugin: name)
+        guard PluginNames.isValid(name) else { return [] }
+        let fileName = PluginNames.fileName(forPlugin: name)
         return untrustedDirectories.compactMap { directory, searched in
             let path = (directory as NSString).appendingPathComponent(fileName)
             guard let reason = Self.refusalReason(for: name, in: directory, searched: searched),
@@ -195,7 +173,7 @@ public struct PluginSearchPath: Sendable, Equatable {
 
     /// Why a plugin of this name in this folder is never loaded; `nil` when it may be.
     private static func refusalReason(for name: String, in directory: String, searched: Bool) -> String? {
-        if reservedNames.contains(name) {
+        if PluginNames.reserved.contains(name) {
             return "'\(name)' is a first-party plugin, taken only from the restmap binary's folder or the installed plugin folder"
         }
         return searched ? nil : "\(directory) is not searched for plugins: pass --plugin-path \(directory) to trust it"
@@ -219,7 +197,7 @@ public struct PluginSearchPath: Sendable, Equatable {
 
     /// Whether the file at `path` is the file `locate(name)` finds.
     private func isLoaded(_ path: String, asPlugin name: String) -> Bool {
-        guard Self.isValidName(name), let located = firstLibrary(named: name), let identity = FileIdentity(path: path) else { return false }
+        guard PluginNames.isValid(name), let located = firstLibrary(named: name), let identity = FileIdentity(path: path) else { return false }
         return FileIdentity(path: located) == identity
     }
 
@@ -233,7 +211,7 @@ public struct PluginSearchPath: Sendable, Equatable {
     /// The `librestmap-<name>.so` files with a valid name in a directory, sorted by name.
     private static func libraries(in directory: String) -> [Candidate] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted().compactMap { file in
-            guard let name = pluginName(fromFileName: file), isValidName(name) else { return nil }
+            guard let name = PluginNames.pluginName(fromFileName: file), PluginNames.isValid(name) else { return nil }
             return Candidate(name: name, path: (directory as NSString).appendingPathComponent(file))
         }
     }

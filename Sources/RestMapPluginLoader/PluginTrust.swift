@@ -1,4 +1,5 @@
 import Foundation
+import RestMapPlugins
 
 /// The checks a plugin library passes before it is opened: opening a library runs its code
 /// (its constructors), so a file that someone other than the user or root could have written

@@ -1,6 +1,7 @@
 import CRestMapPluginABI
 import Foundation
 import RestMapPluginKit
+import RestMapPlugins
 
 /// Opens plugin libraries with `dlopen` and reads their ABI descriptor.
 ///
@@ -13,7 +14,7 @@ public enum PluginLoader {
     public static func load(path: String) throws(PluginError) -> PluginRegistry.PluginInfo {
         guard FileManager.default.fileExists(atPath: path) else {
             throw PluginError.notFound(
-                name: PluginSearchPath.pluginName(fromFileName: (path as NSString).lastPathComponent) ?? path,
+                name: PluginNames.pluginName(fromFileName: (path as NSString).lastPathComponent) ?? path,
                 searched: [FilePaths.directory(of: path)])
         }
         let verified = try PluginTrust.verifiedPath(of: path)

@@ -1,5 +1,6 @@
 import CRestMapPluginABI
 import RestMapPluginKit
+import RestMapPlugins
 
 /// A transformer instance living in a loaded plugin, called through the C ABI.
 final class LoadedTransformer: UTF8StringTransformer, @unchecked Sendable {
