@@ -50,6 +50,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.4.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
@@ -78,6 +79,7 @@ let package = Package(
                 "RestMap",
                 "RestMapSchema",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -127,6 +129,7 @@ let package = Package(
                 "RestMapClient",
                 "RestMapStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),
@@ -179,7 +182,7 @@ let package = Package(
         .testTarget(name: "RestMapLSPTests", dependencies: ["RestMapJSON"]),
         // What the test targets share: running built programs and the sample server.
         .target(name: "RestMapTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
-        .testTarget(name: "RestMapClientTests", dependencies: ["RestMapClient", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapClientTests", dependencies: [.product(name: "HTTPTypes", package: "swift-http-types"), "RestMapClient", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
         .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
         .testTarget(name: "RestMapSampleServerTests", dependencies: ["RestMapJSON", "RestMapTestSupport"]),
     ],

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPTypes
 import RestMap
 import RestMapClient
 
@@ -56,7 +57,12 @@ struct ClientOptions: ParsableArguments {
         // One command asks each URL once (a page URL seen before stops the run), so a cache kept
         // only in this process's memory could never answer: without a folder there is none.
         if configuration.cacheDirectory == nil { configuration.cache = false }
-        configuration.headers = try Pairs.parse(header, separator: ":", option: "--header")
+        for (name, value) in try Pairs.ordered(header, separator: ":", option: "--header") {
+            guard let fieldName = HTTPField.Name(name) else {
+                throw ValidationError("--header: '\(name)' is not a header field name (letters, digits and !#$%&'*+-.^_`|~)")
+            }
+            configuration.headers[fieldName] = value   // a later one wins
+        }
         do { return try RestClient(mapper: mapper, configuration: configuration) } catch {
             Terminal.error("restmap: \(error)\n")
             throw ExitCode(error.exitStatus)

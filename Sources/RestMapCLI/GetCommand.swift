@@ -101,7 +101,7 @@ struct GetCommand: AsyncParsableCommand {
     /// Saves one fetched page (only a response that is the whole answer, not one page of several,
     /// deletes orphans) and prints the store's summary; `false` when the save failed.
     private func save(_ page: Page, in store: RecordStore) async -> Bool {
-        let response = Response(method: page.response.method, path: page.response.url, status: page.response.status, body: [])
+        let response = Response(method: page.response.method.rawValue, path: page.response.url, status: page.response.status.code, body: [])
         do {
             let summary = try await store.save(page.response.result, of: response, isCompletePage: page.stopReason == .notPaginated)
             Terminal.error("restmap: store: \(summary)\n")

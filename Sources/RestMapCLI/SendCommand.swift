@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPTypes
 import RestMap
 import RestMapClient
 
@@ -28,6 +29,9 @@ struct SendCommand: AsyncParsableCommand {
 
         /// Whether the method sends the record as its body (DELETE sends none).
         var sendsBody: Bool { self != .DELETE }
+
+        /// The method as the client takes it.
+        var httpMethod: HTTPRequest.Method { HTTPRequest.Method(rawValue)! }
     }
 
     @OptionGroup var client: ClientOptions
@@ -61,18 +65,18 @@ struct SendCommand: AsyncParsableCommand {
             let response: ClientResponse
             if record == nil, !method.sendsBody {
                 response = isPath(target)
-                    ? try await client.send(method: method.rawValue, path: target, parameters: parameters)
-                    : try await client.send(method: method.rawValue, route: target, parameters: parameters)
+                    ? try await client.send(method: method.httpMethod, path: target, parameters: parameters)
+                    : try await client.send(method: method.httpMethod, route: target, parameters: parameters)
             } else {
                 let made = try RecordInput.record(from: try CommandInput.read(record, what: "record"), entity: entity, mapper: client.mapper)
                 response = isPath(target)
-                    ? try await client.send(made, method: method.rawValue, path: target, parameters: parameters)
-                    : try await client.send(made, method: method.rawValue, route: target, parameters: parameters)
+                    ? try await client.send(made, method: method.httpMethod, path: target, parameters: parameters)
+                    : try await client.send(made, method: method.httpMethod, route: target, parameters: parameters)
             }
             Terminal.write(RecordWriter.output(response.result.records, format: .json, pretty: pretty))
             for error in response.result.errors { Terminal.error("restmap: record failed: \(error)\n") }
             let count = response.result.records.count
-            Terminal.error("restmap: \(method.rawValue) \(response.url): \(response.status), \(count) record\(count == 1 ? "" : "s")\n")
+            Terminal.error("restmap: \(method.rawValue) \(response.url): \(response.status.code), \(count) record\(count == 1 ? "" : "s")\n")
             return response.result.errors.isEmpty ? 0 : 1
         } catch let error as ClientError {
             Terminal.error("restmap: \(error)\n")

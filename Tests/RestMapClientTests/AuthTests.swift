@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import RestMapTestSupport
 import RestMap
 import RestMapClient
@@ -33,7 +34,7 @@ struct AuthTests {
     func credentialHeaderStaysOutOfRecords() async throws {
         let schema = TestSchemas.articlesKeepingSentHeaders(response: #"{ path: "/auth/:kind/articles", keyPath: articles, entity: Article }"#)
         let response = try await SampleServer.with { server in
-            let configuration = TestSchemas.configuration(server) { $0.headers = ["X-API-Key": "sample-api-key", "X-Trace": "t1"] }
+            let configuration = TestSchemas.configuration(server) { $0.headers = [.init("X-API-Key")!: "sample-api-key", .init("X-Trace")!: "t1"] }
             return try await RestClient.with(mapper: try TestSchemas.mapper(schema), configuration: configuration) { client in
                 try await client.get(path: "/auth/header/articles")
             }
@@ -150,7 +151,7 @@ struct AuthTests {
         let error = await #expect(throws: ClientError.self) {
             try await withClient(auth: "{ bearer: { env: SAMPLE_TOKEN } }") { client, server in
                 // The fault header goes with every hop, so every hop redirects again.
-                try await client.get(path: "/articles/1", headers: ["X-Fault-Redirect": "\(server.baseURL)/articles/1"])
+                try await client.get(path: "/articles/1", headers: [.init("X-Fault-Redirect")!: "\(server.baseURL)/articles/1"])
             }
         }
         #expect(String(describing: error).contains("more than 10 redirects"))

@@ -31,6 +31,15 @@ struct ClientLimitCommandTests {
     /// What `--format csv` prints for no records: the header alone.
     private static let emptyCSV = "$entity\r\n"
 
+    @Test("A --header whose name is not an HTTP token is a usage error before any request")
+    func invalidHeaderName() async throws {
+        let result = try await Self.restmap(["get", "--schema", try CommandTests.articlesSchema(), "--base-url", "http://127.0.0.1:9",
+                                             "--header", "Bad Name: 1", "/articles"])
+        #expect(result.status == 2, "\(result.errors)")
+        #expect(result.errors.contains("--header: 'Bad Name' is not a header field name"), "\(result.errors)")
+        #expect(result.output.isEmpty)
+    }
+
     // MARK: Values per body (26.8)
 
     @Test("A small gzip body that inflates to millions of tiny objects is refused by the default value limit, printing nothing")

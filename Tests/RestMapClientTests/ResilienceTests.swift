@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import RestMapTestSupport
 import RestMap
 import RestMapClient
@@ -36,7 +37,7 @@ struct ResilienceTests {
     func retriedStatus(status: Int) async throws {
         let response = try await get(["fail": "2", "status": "\(status)", "fault-id": "s\(status)"])
         #expect(response.status == 200)
-        #expect(response.attempts.map(\.status) == [status, status, 200])
+        #expect(response.attempts.map { $0.status?.code } == [status, status, 200])
         #expect(response.result.records.first?.id == 1)
     }
 
@@ -88,7 +89,7 @@ struct ResilienceTests {
             let task = try mapper.makeRecord(entity: "Task", values: ["name": .string("Retry"), "assignedUserID": .integer(1)])
             try await RestClient.with(mapper: mapper, configuration: TestSchemas.configuration(server)) { client in
                 let error = await #expect(throws: ClientError.self) {
-                    try await client.send(task, method: "POST", path: "/tasks?fail=1&fault-id=post")
+                    try await client.send(task, method: .post, path: "/tasks?fail=1&fault-id=post")
                 }
                 guard case .errorResponse(503, _, _, let attempts)? = error else { Issue.record("\(String(describing: error))"); return }
                 #expect(attempts.count == 1)
@@ -96,7 +97,7 @@ struct ResilienceTests {
             var configuration = TestSchemas.configuration(server)
             configuration.retry.allMethods = true
             try await RestClient.with(mapper: mapper, configuration: configuration) { client in
-                let response = try await client.send(task, method: "POST", path: "/tasks?fail=1&fault-id=post-all")
+                let response = try await client.send(task, method: .post, path: "/tasks?fail=1&fault-id=post-all")
                 #expect(response.status == 201)
                 #expect(response.attempts.count == 2)
             }
@@ -220,7 +221,7 @@ struct ResilienceTests {
 
 extension ClientError {
     /// The parts of an `.errorResponse`, `nil` for any other error.
-    var errorResponse: (status: Int, url: String, messages: [ErrorMessage], attempts: [Attempt])? {
+    var errorResponse: (status: HTTPResponse.Status, url: String, messages: [ErrorMessage], attempts: [Attempt])? {
         guard case .errorResponse(let status, let url, let messages, let attempts) = self else { return nil }
         return (status, url, messages, attempts)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import RestMapTestSupport
 import RestMap
 import RestMapClient
@@ -40,7 +41,7 @@ struct SeedStoryTests {
     func mongoHQSend() async throws {
         try await withClient("Schemas/mongohq.yaml") { client in
             let collection = try client.mapper.makeRecord(entity: "Collection", values: ["name": .string("books"), "databaseID": .string("Test")])
-            let created = try await client.send(collection, method: "POST")
+            let created = try await client.send(collection, method: .post)
             #expect(created.status == 201)
             #expect(created.result.records.first?["name"].value == .string("books"))
             #expect(created.result.records.first?["databaseID"].value == .string("Test"))
@@ -88,12 +89,12 @@ struct SeedStoryTests {
             let task = try client.mapper.makeRecord(entity: "Task", values: [
                 "name": .string("Write the client"), "assignedUserID": .integer(2), "projectID": .integer(123),
             ])
-            let created = try await client.send(task, method: "POST")
+            let created = try await client.send(task, method: .post)
             #expect(created.status == 201)
             #expect(created.result.records.first?["name"].value == .string("Write the client"))
             #expect(created.result.records.first?["assignedUserID"].value == .integer(2))
             let refused = try client.mapper.makeRecord(entity: "Task", values: ["assignedUserID": .integer(2)])
-            let error = await #expect(throws: ClientError.self) { try await client.send(refused, method: "POST") }
+            let error = await #expect(throws: ClientError.self) { try await client.send(refused, method: .post) }
             guard case .errorResponse(422, _, let messages, _)? = error else { Issue.record("\(String(describing: error))"); return }
             #expect(messages.map(\.message) == ["Name can't be blank"])
         }
@@ -105,7 +106,7 @@ struct SeedStoryTests {
                                                             top: "headers: { X-Client: restmap-test, Accept: application/json }")
         try await SampleServer.with { server in
             try await RestClient.with(mapper: try TestSchemas.mapper(schema), configuration: TestSchemas.configuration(server)) { client in
-                let response = try await client.get(path: "/articles/2", headers: ["x-client": "override", "user-agent": "tester", "ACCEPT": "*/*"])
+                let response = try await client.get(path: "/articles/2", headers: [.init("x-client")!: "override", .init("user-agent")!: "tester", .init("ACCEPT")!: "*/*"])
                 let record = try #require(response.result.records.first)
                 guard case .object(let members)? = record["sent"].value else {
                     Issue.record("no request headers in @metadata: \(record["sent"])")

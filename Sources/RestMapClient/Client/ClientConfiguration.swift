@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import RestMapSchema
 
 /// How a `RestClient` talks to its service. Defaults come from the schema's `client:` section;
@@ -31,7 +32,7 @@ public struct ClientConfiguration: Sendable {
     /// Also keep validators and bodies in this folder, across runs.
     public var cacheDirectory: String?
     /// Headers added to every request after the schema's.
-    public var headers: [String: String] = [:]
+    public var headers: HTTPFields = [:]
     /// Other origins that receive credentials and may be paged into (`scheme://host[:port]`).
     public var trustedOrigins: [String] = []
     /// Where secrets named by `env:` are read.
@@ -72,13 +73,13 @@ public struct RetryPolicy: Sendable {
     /// Retry POST and PATCH too (they are not idempotent).
     public var allMethods = false
     /// Statuses worth another attempt.
-    public static let retryableStatuses: Set<Int> = [429, 502, 503, 504]
+    public static let retryableStatuses: Set<HTTPResponse.Status> = [.tooManyRequests, .badGateway, .serviceUnavailable, .gatewayTimeout]
 
     public init() {}
 
     /// Whether a method may be retried.
-    public func allows(method: String) -> Bool {
-        allMethods || ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method)
+    public func allows(method: HTTPRequest.Method) -> Bool {
+        allMethods || [.get, .head, .put, .delete, .options].contains(method)
     }
 
     /// The backoff before attempt `number + 1` (attempt numbers start at 1), with jitter of up to half.

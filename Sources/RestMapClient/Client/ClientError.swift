@@ -1,16 +1,17 @@
+import HTTPTypes
 import RestMap
 
 /// One try of a request, as the final error lists it.
 public struct Attempt: Sendable, Hashable, CustomStringConvertible {
     /// The status answered, or `nil` when the exchange failed.
-    public var status: Int?
+    public var status: HTTPResponse.Status?
     /// The failure, when there was no status.
     public var failure: String?
     /// Seconds waited before the next attempt (`nil` for the last one).
     public var waitedSeconds: Double?
 
     public var description: String {
-        let outcome = status.map { "status \($0)" } ?? failure ?? "no answer"
+        let outcome = status.map { "status \($0.code)" } ?? failure ?? "no answer"
         return waitedSeconds.map { outcome + String(format: ", waited %.1f s", $0) } ?? outcome
     }
 }
@@ -20,9 +21,9 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
     /// The schema, a route, a secret or a record could not produce the request.
     case invalidRequest(String)
     /// The service answered an error status; `messages` come from the schema's error descriptors.
-    case errorResponse(status: Int, url: String, messages: [ErrorMessage], attempts: [Attempt])
+    case errorResponse(status: HTTPResponse.Status, url: String, messages: [ErrorMessage], attempts: [Attempt])
     /// A response the schema cannot map (malformed body, no descriptor, nothing mappable).
-    case unmappable(status: Int, url: String, failure: MappingFailure)
+    case unmappable(status: HTTPResponse.Status, url: String, failure: MappingFailure)
     /// The exchange failed (connection, timeout, closed mid-body) after every attempt.
     case transport(url: String, reason: String, attempts: [Attempt])
     /// The client refused to go on: a limit was exceeded, a redirect was unsafe, or the answer
@@ -37,9 +38,9 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
             return message
         case .errorResponse(let status, let url, let messages, let attempts):
             let text = messages.isEmpty ? "" : ": " + messages.map(\.message).joined(separator: ", ")
-            return "\(url) answered \(status)\(text)" + Self.attemptsText(attempts)
+            return "\(url) answered \(status.code)\(text)" + Self.attemptsText(attempts)
         case .unmappable(let status, let url, let failure):
-            return "\(url) (status \(status)): \(failure)"
+            return "\(url) (status \(status.code)): \(failure)"
         case .transport(let url, let reason, let attempts):
             return "\(url): \(reason)" + Self.attemptsText(attempts)
         case .refused(let url, let reason):

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import RestMap
 import RestMapSchema
@@ -10,9 +11,13 @@ public struct ClientResponse: Sendable {
     public var url: String
     /// The URL that answered, after redirects.
     public var finalURL: String
-    public var method: String
-    public var status: Int
-    public var headers: [String: String]
+    /// The request method.
+    public var method: HTTPRequest.Method
+    /// The status answered (304 when an earlier mapped result was reused).
+    public var status: HTTPResponse.Status
+    /// The response header fields, in the order received (a 304's own fields first when it
+    /// revalidated a cached 200).
+    public var headers: HTTPFields
     /// Bytes of the body received (0 when a 304 reused an earlier result).
     public var bodyBytes: Int
     /// The records, mapped by the schema's response descriptors.
@@ -24,11 +29,6 @@ public struct ClientResponse: Sendable {
     public var reusedCachedResult: Bool
     /// Every attempt of the request.
     public var attempts: [Attempt]
-
-    /// A response header, by case-insensitive name.
-    public func header(_ name: String) -> String? {
-        HTTPHeaders.value(of: name, in: headers)
-    }
 }
 
 /// What a client did so far: requests sent, responses mapped, results reused.
@@ -96,7 +96,8 @@ public struct RestClient: Sendable {
             session = nil
         }
         // Credentials given as plain headers (`--header "Authorization: …"`) are secrets too.
-        for (name, value) in configuration.headers where Redactor.isCredentialHeader(name) {
+        for field in configuration.headers where Redactor.isCredentialHeader(field.name.canonicalName) {
+            let value = field.value
             secrets.append(value)
             if let token = value.split(separator: " ", maxSplits: 1).dropFirst().first { secrets.append(String(token)) }
         }
@@ -135,14 +136,15 @@ public struct RestClient: Sendable {
 
     /// GETs (or calls with its method) a named route with its path parameters.
     public func get(route name: String, parameters: [String: String] = [:], query: [String: String] = [:],
-                    headers: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
+                    headers: HTTPFields = [:]) async throws(ClientError) -> ClientResponse {
         let route = try resolve { () throws(RoutingError) in try mapper.router.route(named: name, parameters: parameters) }
-        return try await request(method: route.method, url: url(for: route.path, query: query), parameters: parameters, headers: headers)
+        return try await request(method: route.method, url: url(for: route.path, query: query), parameters: parameters,
+                                 headers: headers.dictionary)
     }
 
     /// GETs a path relative to the base URL (a query string is allowed), or an absolute URL.
-    public func get(path: String, query: [String: String] = [:], headers: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
-        try await request(method: "GET", url: url(for: path, query: query), parameters: [:], headers: headers)
+    public func get(path: String, query: [String: String] = [:], headers: HTTPFields = [:]) async throws(ClientError) -> ClientResponse {
+        try await request(method: "GET", url: url(for: path, query: query), parameters: [:], headers: headers.dictionary)
     }
 
     /// GETs the route of a record's relationship (`GET /users/:login/starred`).
@@ -153,40 +155,38 @@ public struct RestClient: Sendable {
 
     /// Sends a record to its entity route for `method` (POST, PUT, PATCH, DELETE), the body
     /// serialized by the request descriptor (none for DELETE), and maps the answer.
-    public func send(_ record: Record, method: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
-        let method = method.uppercased()
-        let route = try resolve { () throws(RoutingError) in try mapper.router.route(for: record, method: method, parameters: parameters) }
+    public func send(_ record: Record, method: HTTPRequest.Method, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
+        let route = try resolve { () throws(RoutingError) in try mapper.router.route(for: record, method: method.rawValue, parameters: parameters) }
         return try await send(record, method: method, path: route.path, parameters: parameters)
     }
 
     /// Sends a record to a named route; parameters come from `parameters`, then from the record.
-    public func send(_ record: Record, method: String, route name: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
+    public func send(_ record: Record, method: HTTPRequest.Method, route name: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
         let (route, used) = try resolve { () throws(RoutingError) in try mapper.router.route(named: name, parameters: parameters, record: record) }
         return try await send(record, method: method, path: route.path, parameters: used)
     }
 
     /// Sends a record to a path (relative to the base URL) with `method`.
-    public func send(_ record: Record, method: String, path: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
-        let method = method.uppercased()
+    public func send(_ record: Record, method: HTTPRequest.Method, path: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
         var body: RequestBody?
-        if method != "DELETE" {
-            do { body = try mapper.requestBody(for: record, method: method) } catch {
+        if method != .delete {
+            do { body = try mapper.requestBody(for: record, method: method.rawValue) } catch {
                 throw .invalidRequest("cannot serialize the \(record.entity) record: \(error)")
             }
         }
-        return try await request(method: method, url: url(for: path, query: [:]), parameters: parameters, headers: [:], body: body)
+        return try await request(method: method.rawValue, url: url(for: path, query: [:]), parameters: parameters, headers: [:], body: body)
     }
 
     /// Sends a request without a record and without a body (`DELETE /tasks/42`) to a named route,
     /// its parameters from `parameters`, and maps the answer.
-    public func send(method: String, route name: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
+    public func send(method: HTTPRequest.Method, route name: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
         let route = try resolve { () throws(RoutingError) in try mapper.router.route(named: name, parameters: parameters) }
         return try await send(method: method, path: route.path, parameters: parameters)
     }
 
     /// Sends a request without a record and without a body to a path (relative to the base URL).
-    public func send(method: String, path: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
-        try await request(method: method.uppercased(), url: url(for: path, query: [:]), parameters: parameters, headers: [:])
+    public func send(method: HTTPRequest.Method, path: String, parameters: [String: String] = [:]) async throws(ClientError) -> ClientResponse {
+        try await request(method: method.rawValue, url: url(for: path, query: [:]), parameters: parameters, headers: [:])
     }
 
     /// The absolute URL of a path relative to the base URL (an absolute URL stays as it is).
@@ -214,7 +214,7 @@ public struct RestClient: Sendable {
     func receive(method: String, url: String, parameters: [String: String], headers: [String: String],
                  body: RequestBody? = nil) async throws(ClientError) -> Exchange {
         // Header names compare without case: a later source replaces `accept` as well as `Accept`.
-        var requestHeaders = HTTPHeaders.setting(configuration.headers, over: mapper.schema.headers)
+        var requestHeaders = HTTPHeaders.setting(configuration.headers.dictionary, over: mapper.schema.headers)
         if HTTPHeaders.value(of: "Accept", in: requestHeaders) == nil {
             requestHeaders["Accept"] = "application/json, */*;q=0.5"
         }
@@ -239,7 +239,8 @@ public struct RestClient: Sendable {
             if let mapped = cached.mapped, mapped.keyPaths == keyPathTexts {
                 counters.value.withLock { $0.reusedResults += 1 }
                 logger.debug("\(redact(url)) not modified: reusing the mapped result")
-                return ClientResponse(url: redact(url), finalURL: redact(raw.url), method: method, status: 304, headers: raw.headerDictionary,
+                return ClientResponse(url: redact(url), finalURL: redact(raw.url), method: HTTPRequest.Method(method) ?? .get,
+                                      status: .notModified, headers: HTTPFields(raw.headers),
                                       bodyBytes: 0, result: mapped.result, values: mapped.values, reusedCachedResult: true, attempts: attempts)
             }
             raw = RawResponse(url: raw.url, status: 200, headers: cached.headers.map { ($0.key, $0.value) } + raw.headers, body: cached.body)
@@ -276,7 +277,8 @@ public struct RestClient: Sendable {
                                                       mapped: (mapped.result, mapped.values, keyPaths.map(\.text))), for: url)
             }
         }
-        return ClientResponse(url: redact(url), finalURL: redact(raw.url), method: method, status: raw.status, headers: headers,
+        return ClientResponse(url: redact(url), finalURL: redact(raw.url), method: HTTPRequest.Method(method) ?? .get,
+                              status: HTTPResponse.Status(code: raw.status), headers: HTTPFields(raw.headers),
                               bodyBytes: raw.body.count, result: mapped.result, values: mapped.values, reusedCachedResult: false,
                               attempts: attempts)
     }
@@ -285,9 +287,9 @@ public struct RestClient: Sendable {
         switch failure {
         case .malformedBody(let error) where error.exceedsValueCount:
             .refused(url: url, reason: "the body holds more than \(configuration.maxBodyValues) JSON values, the limit (--max-values)")
-        case .errorResponse(let status, _, let messages): .errorResponse(status: status, url: url, messages: messages, attempts: attempts)
-        case .unprocessableErrorResponse(let status, _): .errorResponse(status: status, url: url, messages: [], attempts: attempts)
-        default: .unmappable(status: status, url: url, failure: failure)
+        case .errorResponse(let status, _, let messages): .errorResponse(status: HTTPResponse.Status(code: status), url: url, messages: messages, attempts: attempts)
+        case .unprocessableErrorResponse(let status, _): .errorResponse(status: HTTPResponse.Status(code: status), url: url, messages: [], attempts: attempts)
+        default: .unmappable(status: HTTPResponse.Status(code: status), url: url, failure: failure)
         }
     }
 
@@ -323,13 +325,13 @@ public struct RestClient: Sendable {
         let response = Response(method: route.method, path: url, status: raw.status, headers: raw.headerDictionary, body: raw.body)
         guard (200..<300).contains(raw.status) else {
             if case .errorResponse(let status, _, let messages)? = Self.mappingError(mapper, response) {
-                throw .errorResponse(status: status, url: url, messages: messages, attempts: attempts)
+                throw .errorResponse(status: HTTPResponse.Status(code: status), url: url, messages: messages, attempts: attempts)
             }
-            throw .errorResponse(status: raw.status, url: url, messages: [], attempts: attempts)
+            throw .errorResponse(status: HTTPResponse.Status(code: raw.status), url: url, messages: [], attempts: attempts)
         }
         let token: Value?
         do { token = try mapper.values(at: [login.token], in: response).first ?? nil } catch {
-            throw .unmappable(status: raw.status, url: url, failure: error)
+            throw .unmappable(status: HTTPResponse.Status(code: raw.status), url: url, failure: error)
         }
         guard let token, case .string(let text) = token, !text.isEmpty else {
             throw .invalidRequest("the login response of \(url) has no token at '\(login.token.text)'")
@@ -348,6 +350,7 @@ public struct RestClient: Sendable {
     func exchange(method: String, url: String, headers: [String: String], body: [UInt8]?, credentials: Credentials)
         async throws(ClientError) -> (RawResponse, [Attempt]) {
         let policy = configuration.retry
+        let mayRetry = HTTPRequest.Method(method).map(policy.allows) ?? false
         let started = ContinuousClock.now
         var attempts: [Attempt] = []
         while true {
@@ -361,11 +364,11 @@ public struct RestClient: Sendable {
             } catch {
                 throw .cancelled(url: redact(url))
             }
-            var attempt = Attempt(status: try? outcome.get().status, failure: nil, waitedSeconds: nil)
+            var attempt = Attempt(status: (try? outcome.get().status).map { HTTPResponse.Status(code: $0) }, failure: nil, waitedSeconds: nil)
             var wait: Duration
             switch outcome {
             case .success(let raw):
-                guard RetryPolicy.retryableStatuses.contains(raw.status), policy.allows(method: method) else {
+                guard RetryPolicy.retryableStatuses.contains(HTTPResponse.Status(code: raw.status)), mayRetry else {
                     attempts.append(attempt)
                     return (raw, attempts)
                 }
@@ -377,7 +380,7 @@ public struct RestClient: Sendable {
                     throw .refused(url: redact(url), reason: failure.reason)
                 }
                 wait = policy.backoff(after: attempts.count + 1)
-                guard failure.isRetryable, policy.allows(method: method) else {
+                guard failure.isRetryable, mayRetry else {
                     attempts.append(attempt)
                     throw .transport(url: redact(url), reason: failure.reason, attempts: attempts)
                 }
@@ -391,7 +394,7 @@ public struct RestClient: Sendable {
             }
             attempt.waitedSeconds = wait.seconds
             attempts.append(attempt)
-            logger.notice("\(redact(url)): \(attempt.status.map { "status \($0)" } ?? attempt.failure ?? ""); retrying in \(String(format: "%.2f", wait.seconds)) s")
+            logger.notice("\(redact(url)): \(attempt.status.map { "status \($0.code)" } ?? attempt.failure ?? ""); retrying in \(String(format: "%.2f", wait.seconds)) s")
             do { try await Task.sleep(for: wait) } catch { throw .cancelled(url: redact(url)) }
         }
     }

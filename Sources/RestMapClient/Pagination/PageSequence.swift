@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import RestMap
 import RestMapSchema
 
@@ -39,7 +40,7 @@ extension RestClient {
     ///   - concurrency: pages fetched at once when the page count is known up front (kinds
     ///     page and offset); pages are still delivered in order.
     public func pages(route name: String, parameters: [String: String] = [:], query: [String: String] = [:],
-                      headers: [String: String] = [:], maxPages: Int? = nil, concurrency: Int = 1) -> PageSequence {
+                      headers: HTTPFields = [:], maxPages: Int? = nil, concurrency: Int = 1) -> PageSequence {
         let named = mapper.schema.routes.first { $0.name == name }
         let start: Result<(String, String), ClientError>
         do {
@@ -50,18 +51,18 @@ extension RestClient {
         }
         let pagination = named?.pagination ?? mapper.schema.pagination
         return pages(start: start, pagination: named == nil ? nil : pagination, parameters: parameters, query: query,
-                     headers: headers, maxPages: maxPages, concurrency: concurrency)
+                     headers: headers.dictionary, maxPages: maxPages, concurrency: concurrency)
     }
 
     /// The pages of a path relative to the base URL, with the pagination of the named route whose
     /// pattern matches it, else the schema's.
-    public func pages(path: String, query: [String: String] = [:], headers: [String: String] = [:],
+    public func pages(path: String, query: [String: String] = [:], headers: HTTPFields = [:],
                       maxPages: Int? = nil, concurrency: Int = 1) -> PageSequence {
         let pathOnly = String(path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         let named = mapper.schema.routes.first { $0.method == "GET" && $0.pattern.match(pathOnly[...]) != nil }
         let parameters = named?.pattern.match(pathOnly[...]) ?? [:]
         return pages(start: .success(("GET", path)), pagination: named?.pagination ?? mapper.schema.pagination,
-                     parameters: parameters, query: query, headers: headers, maxPages: maxPages, concurrency: concurrency)
+                     parameters: parameters, query: query, headers: headers.dictionary, maxPages: maxPages, concurrency: concurrency)
     }
 
     private func pages(start: Result<(String, String), ClientError>, pagination: Pagination?, parameters: [String: String],
@@ -300,12 +301,12 @@ struct Pager {
             next = try? pageURL(number: number + 1, cursor: nil)
         case .cursor:
             let found = value("cursor", response).flatMap { Self.cursorText($0) }
-                ?? pagination.cursorHeader.flatMap { response.header($0) }
+                ?? pagination.cursorHeader.flatMap { HTTPField.Name($0) }.flatMap { response.headers[$0] }
             guard let cursor = found, !cursor.isEmpty else { return (.noNextCursor, nil) }
             guard seenCursors.insert(cursor).inserted else { return (.repeatedCursor(cursor), nil) }
             next = try? pageURL(number: number + 1, cursor: cursor)
         case .link:
-            let target = response.header("Link").flatMap { LinkHeader.target(rel: "next", in: $0) } ?? value("next", response)?.stringValue
+            let target = response.headers[.link].flatMap { LinkHeader.target(rel: "next", in: $0) } ?? value("next", response)?.stringValue
             guard let target, !target.isEmpty,
                   let resolved = URL(string: target, relativeTo: URL(string: response.finalURL))?.absoluteString else { return (.noNextLink, nil) }
             guard !seenURLs.contains(resolved) else { return (.repeatedURL(client.redact(resolved)), nil) }
