@@ -46,9 +46,9 @@ struct TextDocument {
     private let memo = PositionMemo()
 
     /// The LSP position of a schema location.
-    func position(of location: SourceLocation) -> [String: Any] {
+    func position(of location: SourceLocation) -> LSP.Position {
         let line = location.line - 1
-        guard lines.indices.contains(line) else { return ["line": max(0, line), "character": 0] }
+        guard lines.indices.contains(line) else { return LSP.Position(line: max(0, line), character: 0) }
         let column = min(max(0, location.column - 1), lines[line].count)
         var (start, units) = memo.line == line && memo.column <= column ? (memo.column, memo.units) : (0, 0)
         while start < column {
@@ -56,14 +56,14 @@ struct TextDocument {
             start += 1
         }
         (memo.line, memo.column, memo.units) = (line, column, units)
-        return ["line": line, "character": units]
+        return LSP.Position(line: line, character: units)
     }
 
     /// The LSP range of the token that starts at a schema location (to the next separator).
-    func range(of location: SourceLocation) -> [String: Any] {
+    func range(of location: SourceLocation) -> LSP.Range {
         let start = position(of: location)
         let line = location.line - 1
-        guard lines.indices.contains(line) else { return ["start": start, "end": start] }
+        guard lines.indices.contains(line) else { return LSP.Range(start: start, end: start) }
         let rest = lines[line].dropFirst(max(0, location.column - 1))
         let quote = rest.first == "\"" || rest.first == "'" ? rest.first : nil
         var length = 0
@@ -72,8 +72,7 @@ struct TextDocument {
             if quote == nil, " ,}]#".unicodeScalars.contains(scalar) || (scalar == ":" && index + 1 < rest.count && rest[rest.startIndex + index + 1] == " ") { break }
             length += scalar.utf16.count
         }
-        let end: [String: Any] = ["line": line, "character": (start["character"] as? Int ?? 0) + max(1, length)]
-        return ["start": start, "end": end]
+        return LSP.Range(start: start, end: LSP.Position(line: line, character: start.character + max(1, length)))
     }
 
     /// The word under a position: letters, digits and `_ - . @ $ /`, with its start character.
