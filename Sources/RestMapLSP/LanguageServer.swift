@@ -124,8 +124,9 @@ public final class LanguageServer {
             publish(uri)
         case .didChange(let params):
             let uri = params.textDocument.uri
-            // Full sync, as announced: the last change is the whole text.
-            guard let text = params.contentChanges.last?.text else { return }
+            guard !params.contentChanges.isEmpty else { return }
+            // Full sync (as announced) sends whole texts; a change of a range applies to the current text.
+            let text = TextDocument.text(documents[uri]?.text ?? "", applying: params.contentChanges)
             documents[uri] = TextDocument(uri: uri, text: text)
             textVersions[uri, default: 0] += 1
             publish(uri)

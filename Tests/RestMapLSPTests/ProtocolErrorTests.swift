@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// `restmap lsp` answers what it cannot serve with JSON-RPC's errors, ignores notifications it
-/// does not know, and goes on serving.
-@Suite("restmap lsp: error replies")
+/// does not know, and goes on serving; and it applies a change of a range of a text.
+@Suite("restmap lsp: error replies and changes of ranges")
 struct ProtocolErrorTests {
     typealias Client = LanguageServerProtocolTests.Client
     static let uri = LanguageServerProtocolTests.uri
@@ -95,6 +95,45 @@ struct ProtocolErrorTests {
         // A position in a document that is not open is no error: nothing is there.
         #expect(try client.request("textDocument/hover", ["textDocument": ["uri": "file:///work/other.yaml"], "position": ["line": 0, "character": 0]]) is NSNull)
         #expect(client.errors.count == 2)
+        #expect(try client.finish() == 0)
+    }
+
+    @Test("A change of a range replaces that range, its positions in UTF-16 code units")
+    func changeOfRange() throws {
+        let text = """
+            restmap: 1
+            entities:
+              User:
+                attributes: { name: "😀é", id: id }
+            responses:
+              - { path: /users, entity: User }
+
+            """
+        let client = try Client()
+        _ = try client.request("initialize", ["processId": NSNull(), "rootUri": NSNull(), "capabilities": [:] as [String: Any]])
+        try client.notify("textDocument/didOpen", ["textDocument": ["uri": Self.uri, "languageId": "yaml", "version": 1, "text": text]])
+        _ = try client.waitFor("textDocument/publishDiagnostics")
+        // `id` on line 3 after `"😀é", ` starts at UTF-16 character 31 (the emoji is two units): rename it to `key`.
+        func range(_ line: Int, _ start: Int, _ end: Int) -> [String: Any] {
+            ["start": ["line": line, "character": start], "end": ["line": line, "character": end]]
+        }
+        try client.notify("textDocument/didChange", ["textDocument": ["uri": Self.uri, "version": 2], "contentChanges": [
+            ["range": range(3, 31, 33), "text": "key"],
+            // Then the entity's name in the response, to one never declared.
+            ["range": range(5, 28, 32), "text": "Usr"],
+        ]])
+        let published = try client.waitFor("textDocument/publishDiagnostics")
+        let diagnostics = (published["params"] as? [String: Any])?["diagnostics"] as? [[String: Any]] ?? []
+        let messages = diagnostics.compactMap { $0["message"] as? String }
+        let usr = try #require(diagnostics.first { ($0["message"] as? String)?.hasPrefix("response refers to undefined entity 'Usr'") == true },
+                               "\(messages)")
+        let start = (usr["range"] as? [String: Any])?["start"] as? [String: Any]
+        #expect(start?["line"] as? Int == 5)
+        #expect(start?["character"] as? Int == 28)
+        // The attribute renamed: hover on `key` finds the word there.
+        let hover = try #require(try client.request("textDocument/hover", ["textDocument": ["uri": Self.uri], "position": ["line": 2, "character": 3]]) as? [String: Any])
+        #expect(((hover["contents"] as? [String: Any])?["value"] as? String)?.contains("id, key") == false)
+        #expect(((hover["contents"] as? [String: Any])?["value"] as? String)?.contains("name, key") == true, "\(hover)")
         #expect(try client.finish() == 0)
     }
 }

@@ -75,6 +75,36 @@ struct TextDocument {
         return LSP.Range(start: start, end: LSP.Position(line: line, character: start.character + max(1, length)))
     }
 
+    /// A text after the changes of a `didChange`, in order: a change without a range replaces the
+    /// whole text; one with a range replaces that range (UTF-16 positions, clamped to the text).
+    static func text(_ text: String, applying changes: [LSP.TextDocumentContentChangeEvent]) -> String {
+        var text = text
+        for change in changes {
+            guard let range = change.range else {
+                text = change.text
+                continue
+            }
+            let units = Array(text.utf16)
+            let start = offset(of: range.start, in: units)
+            let end = max(start, offset(of: range.end, in: units))
+            text = String(decoding: units[..<start], as: UTF16.self) + change.text + String(decoding: units[end...], as: UTF16.self)
+        }
+        return text
+    }
+
+    /// The offset in UTF-16 code units of an LSP position in a text: a character past the end of
+    /// its line is the line's end, a line past the end of the text is the text's end.
+    private static func offset(of position: LSP.Position, in units: [UInt16]) -> Int {
+        var start = 0
+        for _ in 0..<max(0, position.line) {
+            guard let newline = units[start...].firstIndex(of: 0x0A) else { return units.count }
+            start = newline + 1
+        }
+        var end = units[start...].firstIndex(of: 0x0A) ?? units.count
+        if end > start, units[end - 1] == 0x0D { end -= 1 }
+        return start + min(max(0, position.character), end - start)
+    }
+
     /// The word under a position: letters, digits and `_ - . @ $ /`, with its start character.
     func word(line: Int, character: Int) -> (text: String, start: Int)? {
         guard lines.indices.contains(line) else { return nil }
