@@ -20,6 +20,11 @@ public final class LanguageServer {
     private var statistics = AnalysisStatistics()
     let plugins = PluginStore()
     private var shutdownRequested = false
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return encoder
+    }()
 
     public init(input: FileHandle = .standardInput, output: FileHandle = .standardOutput) {
         self.input = input
@@ -36,10 +41,11 @@ public final class LanguageServer {
     public func run() -> Int32 {
         let reader = Thread { [inbox, input] in
             var transport = MessageTransport(input: input, output: .nullDevice)
+            let decoder = JSONDecoder()
             while true {
                 do {
                     guard let batch = try transport.readBatch() else { return inbox.close(error: nil) }
-                    inbox.push(batch.map(Incoming.init))
+                    inbox.push(batch.map { IncomingMessage.decode($0, with: decoder) })
                 } catch {
                     return inbox.close(error: "\(error)")
                 }
@@ -48,100 +54,107 @@ public final class LanguageServer {
         reader.start()
         while true {
             let next = inbox.pop()
-            guard case .message(let incoming) = next else {
+            guard case .message(let message) = next else {
                 if case .end(let error?) = next {
                     log("restmap lsp: \(error)")
                     return 1
                 }
                 return shutdownRequested ? 0 : 1
             }
-            guard let message = incoming.message else {
-                send(["jsonrpc": "2.0", "id": NSNull(), "error": ["code": -32700, "message": "parse error"]])
-                continue
+            switch message {
+            case .request(let id, let request): handle(request, id: id)
+            case .notification(.exit): return shutdownRequested ? 0 : 1
+            case .notification(let notification): handle(notification)
+            case .response: break  // the server sends no request: no response is expected
+            case .rejected(let id, let error): send(ErrorResponseMessage(id: id, error: error))
+            case .ignored(let method, let reason): log("restmap lsp: ignored \(method): invalid params: \(reason)")
             }
-            if message["method"] as? String == "exit" { return shutdownRequested ? 0 : 1 }
-            handle(message)
         }
     }
 
     // MARK: Dispatch
 
-    private func handle(_ message: [String: Any]) {
-        let id = message["id"]
-        let params = message["params"] as? [String: Any] ?? [:]
-        guard let method = message["method"] as? String else { return }  // a response to us: none expected
-        switch method {
-        case "initialize":
-            configure(params["initializationOptions"])
-            reply(id, [
-                "capabilities": [
-                    "positionEncoding": "utf-16",
-                    "textDocumentSync": ["openClose": true, "change": 1],
-                    "completionProvider": ["triggerCharacters": [":", " ", "@", ".", "[", "{", ","]],
-                    "hoverProvider": true,
-                    "definitionProvider": true,
-                ] as [String: Any],
-                "serverInfo": ["name": "restmap", "version": "1"],
-            ])
-        case "initialized":
-            break
-        case "shutdown":
+    private func handle(_ request: ClientRequest, id: RequestID?) {
+        switch request {
+        case .initialize(let params):
+            configure(params.initializationOptions)
+            reply(id, LSP.InitializeResult(
+                capabilities: LSP.ServerCapabilities(
+                    positionEncoding: "utf-16",
+                    textDocumentSync: LSP.TextDocumentSyncOptions(openClose: true, change: .full),
+                    completionProvider: LSP.CompletionOptions(triggerCharacters: [":", " ", "@", ".", "[", "{", ","]),
+                    hoverProvider: true,
+                    definitionProvider: true
+                ),
+                serverInfo: LSP.ServerInfo(name: "restmap", version: "1")
+            ))
+        case .shutdown:
             shutdownRequested = true
-            reply(id, NSNull())
-        case "workspace/didChangeConfiguration":
-            configure((params["settings"] as? [String: Any])?["restmap"] ?? params["settings"])
-            for uri in documents.keys { textVersions[uri, default: 0] += 1; publish(uri) }
-        case "textDocument/didOpen":
-            guard let item = params["textDocument"] as? [String: Any], let uri = item["uri"] as? String,
-                  let text = item["text"] as? String else { return }
-            documents[uri] = TextDocument(uri: uri, text: text)
-            textVersions[uri, default: 0] += 1
-            publish(uri)
-        case "textDocument/didChange":
-            guard let uri = (params["textDocument"] as? [String: Any])?["uri"] as? String,
-                  let text = (params["contentChanges"] as? [[String: Any]])?.last?["text"] as? String else { return }
-            documents[uri] = TextDocument(uri: uri, text: text)
-            textVersions[uri, default: 0] += 1
-            publish(uri)
-        case "textDocument/didClose":
-            guard let uri = (params["textDocument"] as? [String: Any])?["uri"] as? String else { return }
-            documents[uri] = nil
-            analyses[uri] = nil
-            analyzedVersions[uri] = nil
-            send(["jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": ["uri": uri, "diagnostics": []]])
-        case "textDocument/completion", "textDocument/hover", "textDocument/definition":
-            guard let (document, analysis, line, character) = target(params) else { return reply(id, NSNull()) }
+            reply(id, JSONNull())
+        case .completion(let params):
+            guard let (document, analysis) = target(params.textDocument) else { return reply(id, JSONNull()) }
             let features = SchemaFeatures(document: document, analysis: analysis, plugins: plugins)
-            switch method {
-            case "textDocument/completion": reply(id, features.completion(line: line, character: character))
-            case "textDocument/hover": reply(id, features.hover(line: line, character: character) ?? NSNull())
-            default: reply(id, features.definition(line: line, character: character) ?? NSNull())
-            }
-        case "restmap/analysisStatistics":
-            reply(id, statistics.json)
-        default:
-            if id != nil {
-                send(["jsonrpc": "2.0", "id": id!, "error": ["code": -32601, "message": "method not found: \(method)"]])
-            }
+            reply(id, features.completion(line: params.position.line, character: params.position.character))
+        case .hover(let params):
+            guard let (document, analysis) = target(params.textDocument) else { return reply(id, JSONNull()) }
+            let features = SchemaFeatures(document: document, analysis: analysis, plugins: plugins)
+            reply(id, features.hover(line: params.position.line, character: params.position.character))
+        case .definition(let params):
+            guard let (document, analysis) = target(params.textDocument) else { return reply(id, JSONNull()) }
+            let features = SchemaFeatures(document: document, analysis: analysis, plugins: plugins)
+            reply(id, features.definition(line: params.position.line, character: params.position.character))
+        case .analysisStatistics:
+            reply(id, statistics)
+        case .unknown(let method):
+            send(ErrorResponseMessage(id: id, error: .methodNotFound(method)))
         }
     }
 
-    private func target(_ params: [String: Any]) -> (TextDocument, SchemaAnalysis, Int, Int)? {
-        guard let uri = (params["textDocument"] as? [String: Any])?["uri"] as? String, let document = documents[uri] else { return nil }
+    private func handle(_ notification: ClientNotification) {
+        switch notification {
+        case .initialized, .exit, .unknown:
+            break
+        case .didChangeConfiguration(let params):
+            configure(params.settings)
+            for uri in documents.keys { textVersions[uri, default: 0] += 1; publish(uri) }
+        case .didOpen(let params):
+            let uri = params.textDocument.uri
+            documents[uri] = TextDocument(uri: uri, text: params.textDocument.text)
+            textVersions[uri, default: 0] += 1
+            publish(uri)
+        case .didChange(let params):
+            let uri = params.textDocument.uri
+            guard !params.contentChanges.isEmpty else { return }
+            // Full sync (as announced) sends whole texts; a change of a range applies to the current text.
+            let text = TextDocument.text(documents[uri]?.text ?? "", applying: params.contentChanges)
+            documents[uri] = TextDocument(uri: uri, text: text)
+            textVersions[uri, default: 0] += 1
+            publish(uri)
+        case .didClose(let params):
+            let uri = params.textDocument.uri
+            documents[uri] = nil
+            analyses[uri] = nil
+            analyzedVersions[uri] = nil
+            send(NotificationMessage(method: "textDocument/publishDiagnostics", params: LSP.PublishDiagnosticsParams(uri: uri, diagnostics: [])))
+        }
+    }
+
+    /// The open document a request is about, with its analysis of its current text.
+    private func target(_ identifier: LSP.TextDocumentIdentifier) -> (TextDocument, SchemaAnalysis)? {
+        let uri = identifier.uri
+        guard let document = documents[uri] else { return nil }
         if analyzedVersions[uri] != textVersions[uri] {
             // The text was replaced by one never analyzed (its analysis was superseded): analyze it
             // now; a newer text arriving meanwhile cancels the rest, and the tree read so far answers.
             analyses[uri] = analyze(document, uri: uri) ?? analyses[uri]
         }
-        guard let analysis = analyses[uri],
-              let position = params["position"] as? [String: Any],
-              let line = position["line"] as? Int, let character = position["character"] as? Int else { return nil }
-        return (document, analysis, line, character)
+        guard let analysis = analyses[uri] else { return nil }
+        return (document, analysis)
     }
 
-    /// Reads `pluginPaths` from initialization options or settings.
-    private func configure(_ settings: Any?) {
-        guard let settings = settings as? [String: Any], let paths = settings["pluginPaths"] as? [String] else { return }
+    /// Takes `pluginPaths` from initialization options or settings.
+    private func configure(_ settings: LSP.ServerSettings?) {
+        guard let paths = settings?.pluginPaths else { return }
         plugins.configure(paths)
     }
 
@@ -154,10 +167,11 @@ public final class LanguageServer {
             return
         }
         guard let analysis = analyze(document, uri: uri), !analysis.wasCancelled else { return }
-        let diagnostics: [[String: Any]] = analysis.diagnostics.filter { $0.location.file == document.path }.map {
-            ["range": document.range(of: $0.location), "severity": $0.severity == .error ? 1 : 2, "source": "restmap", "message": $0.message]
+        let diagnostics = analysis.diagnostics.filter { $0.location.file == document.path }.map {
+            LSP.Diagnostic(range: document.range(of: $0.location), severity: $0.severity == .error ? .error : .warning,
+                           source: "restmap", message: $0.message)
         }
-        send(["jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": ["uri": uri, "diagnostics": diagnostics]])
+        send(NotificationMessage(method: "textDocument/publishDiagnostics", params: LSP.PublishDiagnosticsParams(uri: uri, diagnostics: diagnostics)))
         statistics.published += 1
     }
 
@@ -180,34 +194,20 @@ public final class LanguageServer {
 
     // MARK: Writing
 
-    private func reply(_ id: Any?, _ result: Any) {
-        send(["jsonrpc": "2.0", "id": id ?? NSNull(), "result": result])
+    private func reply(_ id: RequestID?, _ result: some Encodable & Sendable) {
+        send(ResponseMessage(id: id, result: result))
     }
 
-    private func send(_ message: [String: Any]) {
-        guard let data = try? JSONSerialization.data(withJSONObject: message, options: [.withoutEscapingSlashes]) else { return }
-        transport.write(Array(data))
+    private func send(_ message: some Encodable) {
+        do {
+            transport.write(Array(try encoder.encode(message)))
+        } catch {
+            log("restmap lsp: cannot encode a message: \(error)")
+        }
     }
 
     private func log(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
-    }
-}
-
-/// One message as the reader thread received it, parsed (`nil` when it is not a JSON object).
-private struct Incoming: @unchecked Sendable {
-    // A JSON object of Foundation values, never mutated once parsed: safe to hand to the main loop.
-    let message: [String: Any]?
-
-    init(_ bytes: [UInt8]) {
-        message = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
-    }
-
-    /// The document whose text this message replaces (didOpen, didChange, didClose), if any.
-    var textURI: String? {
-        guard let method = message?["method"] as? String,
-              ["textDocument/didOpen", "textDocument/didChange", "textDocument/didClose"].contains(method) else { return nil }
-        return ((message?["params"] as? [String: Any])?["textDocument"] as? [String: Any])?["uri"] as? String
     }
 }
 
@@ -216,19 +216,19 @@ private struct Incoming: @unchecked Sendable {
 /// whose newer text arrives.
 private final class Inbox: @unchecked Sendable {
     enum Next {
-        case message(Incoming)
+        case message(IncomingMessage)
         case end(error: String?)
     }
 
     private let condition = NSCondition()
-    private var queue: [Incoming] = []
+    private var queue: [IncomingMessage] = []
     private var head = 0
     private var ended: String?? = nil
     private var pendingTexts: [String: Int] = [:]
     private var running: [String: ValidationCancellation] = [:]
 
     /// Adds messages received together; a text change among them cancels its document's analysis.
-    func push(_ messages: [Incoming]) {
+    func push(_ messages: [IncomingMessage]) {
         condition.withLock {
             for message in messages {
                 queue.append(message)
@@ -290,7 +290,7 @@ private final class Inbox: @unchecked Sendable {
 
 /// Counts of the analyses the server ran, answered to the `restmap/analysisStatistics` request:
 /// how much work edits cost, and how much stale work was avoided.
-private struct AnalysisStatistics {
+private struct AnalysisStatistics: Encodable, Sendable {
     /// Analyses started.
     var started = 0
     /// Analyses stopped because a newer text of their document arrived.
@@ -301,9 +301,6 @@ private struct AnalysisStatistics {
     var published = 0
     /// Steps taken by "did you mean" suggestions, over every analysis.
     var suggestionSteps = 0
-
-    var json: [String: Any] {
-        ["started": started, "cancelled": cancelled, "superseded": superseded, "published": published,
-         "suggestionSteps": suggestionSteps, "suggestionLimit": SuggestionBudget.defaultLimit]
-    }
+    /// The most steps suggestions may take in one analysis.
+    let suggestionLimit = SuggestionBudget.defaultLimit
 }

@@ -8,10 +8,7 @@ struct SchemaFeatures {
     let analysis: SchemaAnalysis
     let plugins: PluginStore
 
-    // LSP CompletionItemKind values.
-    private enum Kind: Int {
-        case method = 2, field = 5, `class` = 7, property = 10, value = 12, keyword = 14, text = 1, `operator` = 24
-    }
+    private typealias Kind = LSP.CompletionItemKind
 
     /// Descriptions of the reserved key-path words.
     static let operators: [(word: String, summary: String)] = [
@@ -36,14 +33,11 @@ struct SchemaFeatures {
 
     // MARK: Completion
 
-    func completion(line: Int, character: Int) -> [String: Any] {
+    func completion(line: Int, character: Int) -> LSP.CompletionList {
         let context = CursorContext(document: document, line: line, character: character)
-        var items: [[String: Any]] = []
+        var items: [LSP.CompletionItem] = []
         func add(_ label: String, _ kind: Kind, detail: String? = nil, documentation: String? = nil) {
-            var item: [String: Any] = ["label": label, "kind": kind.rawValue]
-            if let detail { item["detail"] = detail }
-            if let documentation { item["documentation"] = documentation }
-            items.append(item)
+            items.append(LSP.CompletionItem(label: label, kind: kind, detail: detail, documentation: documentation))
         }
         let path = context.path
         if let key = context.key {
@@ -78,7 +72,7 @@ struct SchemaFeatures {
                 add(property.name, .property, detail: object.name + (property.isRequired ? " (required)" : ""), documentation: property.summary)
             }
         }
-        return ["isIncomplete": false, "items": items]
+        return LSP.CompletionList(isIncomplete: false, items: items)
     }
 
     private func keyPathItems(typed: String, add: (String, Kind, String?, String?) -> Void) {
@@ -138,7 +132,7 @@ struct SchemaFeatures {
 
     // MARK: Hover
 
-    func hover(line: Int, character: Int) -> [String: Any]? {
+    func hover(line: Int, character: Int) -> LSP.Hover? {
         guard let (word, start) = document.word(line: line, character: character) else { return nil }
         let context = CursorContext(document: document, line: line, character: start)
         var text: String?
@@ -155,22 +149,23 @@ struct SchemaFeatures {
             text = "**\(word)** \(signature(transformer.arguments)): \(transformer.summary)"
         }
         guard let text else { return nil }
-        return ["contents": ["kind": "markdown", "value": text],
-                "range": ["start": ["line": line, "character": start], "end": ["line": line, "character": start + word.utf16.count]]]
+        return LSP.Hover(contents: LSP.MarkupContent(kind: "markdown", value: text),
+                         range: LSP.Range(start: LSP.Position(line: line, character: start),
+                                          end: LSP.Position(line: line, character: start + word.utf16.count)))
     }
 
     // MARK: Definition
 
     /// From an entity name to its declaration under `entities:`.
-    func definition(line: Int, character: Int) -> [String: Any]? {
+    func definition(line: Int, character: Int) -> LSP.Location? {
         guard let (word, _) = document.word(line: line, character: character),
               let entity = analysis.entities.first(where: { $0.name == word }) else { return nil }
         if entity.location.file == document.path {
-            return ["uri": document.uri, "range": document.range(of: entity.location)]
+            return LSP.Location(uri: document.uri, range: document.range(of: entity.location))
         }
         // Declared in the schema a test file names.
-        let start: [String: Any] = ["line": entity.location.line - 1, "character": entity.location.column - 1]
-        let end: [String: Any] = ["line": entity.location.line - 1, "character": entity.location.column - 1 + entity.name.utf16.count]
-        return ["uri": URL(fileURLWithPath: entity.location.file).absoluteString, "range": ["start": start, "end": end]]
+        let start = LSP.Position(line: entity.location.line - 1, character: entity.location.column - 1)
+        let end = LSP.Position(line: start.line, character: start.character + entity.name.utf16.count)
+        return LSP.Location(uri: URL(fileURLWithPath: entity.location.file).absoluteString, range: LSP.Range(start: start, end: end))
     }
 }

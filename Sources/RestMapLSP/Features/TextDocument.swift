@@ -46,9 +46,9 @@ struct TextDocument {
     private let memo = PositionMemo()
 
     /// The LSP position of a schema location.
-    func position(of location: SourceLocation) -> [String: Any] {
+    func position(of location: SourceLocation) -> LSP.Position {
         let line = location.line - 1
-        guard lines.indices.contains(line) else { return ["line": max(0, line), "character": 0] }
+        guard lines.indices.contains(line) else { return LSP.Position(line: max(0, line), character: 0) }
         let column = min(max(0, location.column - 1), lines[line].count)
         var (start, units) = memo.line == line && memo.column <= column ? (memo.column, memo.units) : (0, 0)
         while start < column {
@@ -56,14 +56,14 @@ struct TextDocument {
             start += 1
         }
         (memo.line, memo.column, memo.units) = (line, column, units)
-        return ["line": line, "character": units]
+        return LSP.Position(line: line, character: units)
     }
 
     /// The LSP range of the token that starts at a schema location (to the next separator).
-    func range(of location: SourceLocation) -> [String: Any] {
+    func range(of location: SourceLocation) -> LSP.Range {
         let start = position(of: location)
         let line = location.line - 1
-        guard lines.indices.contains(line) else { return ["start": start, "end": start] }
+        guard lines.indices.contains(line) else { return LSP.Range(start: start, end: start) }
         let rest = lines[line].dropFirst(max(0, location.column - 1))
         let quote = rest.first == "\"" || rest.first == "'" ? rest.first : nil
         var length = 0
@@ -72,8 +72,37 @@ struct TextDocument {
             if quote == nil, " ,}]#".unicodeScalars.contains(scalar) || (scalar == ":" && index + 1 < rest.count && rest[rest.startIndex + index + 1] == " ") { break }
             length += scalar.utf16.count
         }
-        let end: [String: Any] = ["line": line, "character": (start["character"] as? Int ?? 0) + max(1, length)]
-        return ["start": start, "end": end]
+        return LSP.Range(start: start, end: LSP.Position(line: line, character: start.character + max(1, length)))
+    }
+
+    /// A text after the changes of a `didChange`, in order: a change without a range replaces the
+    /// whole text; one with a range replaces that range (UTF-16 positions, clamped to the text).
+    static func text(_ text: String, applying changes: [LSP.TextDocumentContentChangeEvent]) -> String {
+        var text = text
+        for change in changes {
+            guard let range = change.range else {
+                text = change.text
+                continue
+            }
+            let units = Array(text.utf16)
+            let start = offset(of: range.start, in: units)
+            let end = max(start, offset(of: range.end, in: units))
+            text = String(decoding: units[..<start], as: UTF16.self) + change.text + String(decoding: units[end...], as: UTF16.self)
+        }
+        return text
+    }
+
+    /// The offset in UTF-16 code units of an LSP position in a text: a character past the end of
+    /// its line is the line's end, a line past the end of the text is the text's end.
+    private static func offset(of position: LSP.Position, in units: [UInt16]) -> Int {
+        var start = 0
+        for _ in 0..<max(0, position.line) {
+            guard let newline = units[start...].firstIndex(of: 0x0A) else { return units.count }
+            start = newline + 1
+        }
+        var end = units[start...].firstIndex(of: 0x0A) ?? units.count
+        if end > start, units[end - 1] == 0x0D { end -= 1 }
+        return start + min(max(0, position.character), end - start)
     }
 
     /// The word under a position: letters, digits and `_ - . @ $ /`, with its start character.
