@@ -74,6 +74,7 @@ let package = Package(
             dependencies: [
                 "RestMap",
                 "RestMapSchema",
+                "RestMapPluginKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -92,6 +93,7 @@ let package = Package(
             name: "RestMapSampleServer",
             dependencies: [
                 "RestMapJSON",
+                "RestMapPluginKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -102,7 +104,7 @@ let package = Package(
         ),
         .target(
             name: "RestMapAuthoring",
-            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPlugins"],
+            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins"],
             swiftSettings: strictSettings
         ),
         .target(

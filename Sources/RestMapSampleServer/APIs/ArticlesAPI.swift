@@ -1,5 +1,6 @@
 import RestMapJSON
 import Foundation
+import RestMapPluginKit
 import Hummingbird
 
 /// One generated article collection served in every pagination kind: page, offset, cursor (in the
@@ -26,8 +27,8 @@ struct ArticlesAPI: Sendable {
             "title": .string("Article \(id)"),
             "author": .object(["id": .integer(authorID), "name": .string("Author \(authorID)")]),
             "tags": .array(["restmap", id % 2 == 0 ? "even" : "odd"].map(JSONValue.string)),
-            "published_at": .string(HTTPDate.iso8601(published)),
-            "updated_at": .string(HTTPDate.iso8601(published.addingTimeInterval(3_600))),
+            "published_at": .string(ISO8601Text.string(from: published.timeIntervalSince1970)),
+            "updated_at": .string(ISO8601Text.string(from: published.addingTimeInterval(3_600).timeIntervalSince1970)),
             "deleted": .bool(false),
         ])
     }

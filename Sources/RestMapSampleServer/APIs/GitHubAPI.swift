@@ -1,4 +1,5 @@
 import Foundation
+import RestMapPluginKit
 import Hummingbird
 
 /// The GitHub-like API (Schemas/github.yaml): users, repositories and starred, `Link` pages,
@@ -40,7 +41,7 @@ actor GitHubAPI {
     /// Repository `number` of the generated list; it depends on nothing else.
     private static func generatedRepository(_ number: Int, owner: JSONValue) -> JSONValue {
         let name = generatedName(number)
-        let pushed = HTTPDate.iso8601(Date(timeIntervalSince1970: 1_420_070_400 + TimeInterval(number) * 3_600))
+        let pushed = ISO8601Text.string(from: 1_420_070_400 + TimeInterval(number) * 3_600)
         let stars = JSONValue.integer(number * 7_919 % 10_000)
         return .object([
             "id": .integer(100_000 + number), "owner": owner, "name": .string(name),

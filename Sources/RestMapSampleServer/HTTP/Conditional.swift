@@ -1,4 +1,5 @@
 import Foundation
+import RestMapPluginKit
 import Hummingbird
 
 /// `ETag` / `Last-Modified` validators and the `304 Not Modified` decision (RFC 9110 section 13).
@@ -38,7 +39,7 @@ enum Conditional {
         let tag = entityTag(reply.body)
         var validated = reply
         validated.headers[.eTag] = tag
-        validated.headers[.lastModified] = HTTPDate.format(lastModified)
+        validated.headers[.lastModified] = HTTPDate.string(from: lastModified)
         if notModified(request: request.headers, tag: tag, lastModified: lastModified) {
             validated.status = .notModified
             validated.body = []
@@ -54,7 +55,7 @@ enum Conditional {
                 return trimmed == "*" || trimmed == tag || trimmed == "W/" + tag
             }
         }
-        if let since = headers[.ifModifiedSince].flatMap(HTTPDate.parse) {
+        if let since = headers[.ifModifiedSince].flatMap({ HTTPDate.date(from: $0) }) {
             return lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
         }
         return false

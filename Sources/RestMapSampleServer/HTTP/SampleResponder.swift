@@ -1,4 +1,5 @@
 import Foundation
+import RestMapPluginKit
 import Hummingbird
 import Logging
 
@@ -93,8 +94,8 @@ struct SampleResponder: HTTPResponder {
             reply.headers[.retryAfter] = String(seconds)
         } else if let seconds = faults.retryAfterDateSeconds {
             let now = Date()
-            reply.headers[.retryAfter] = HTTPDate.format(now.addingTimeInterval(TimeInterval(seconds)))
-            reply.headers[retryAfterBase] = HTTPDate.format(now)
+            reply.headers[.retryAfter] = HTTPDate.string(from: now.addingTimeInterval(TimeInterval(seconds)))
+            reply.headers[retryAfterBase] = HTTPDate.string(from: now)
         }
         return reply
     }
