@@ -15,6 +15,7 @@ import PackageDescription
 //   RestMapAuthoring   schema inference from samples (`restmap init`), schema tests (`restmap test`)
 //   RestMapLSP         the language server of schema files (`restmap lsp`)
 //   restmap            the command-line tool
+//   CZlib              the system zlib, for the sample server's gzip bodies
 //   restmap-sample-server  a Hummingbird server of the seed APIs, for tests, benchmarks and the README
 //
 // First-party plugins live under Plugins/: each has a static module (link it in process) and a
@@ -89,11 +90,14 @@ let package = Package(
             dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "CRestMapSQLite", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
+        // The system zlib (zlib1g-dev): the sample server's gzip bodies.
+        .systemLibrary(name: "CZlib"),
         .executableTarget(
             name: "RestMapSampleServer",
             dependencies: [
                 "RestMapJSON",
                 "RestMapPluginKit",
+                "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
