@@ -16,6 +16,7 @@ import PackageDescription
 //   RestMapAuthoring   schema inference from samples (`restmap init`), schema tests (`restmap test`)
 //   RestMapLSP         the language server of schema files (`restmap lsp`)
 //   restmap            the command-line tool
+//   CZlib              the system zlib, for the sample server's gzip bodies
 //   restmap-sample-server  a Hummingbird server of the seed APIs, for tests, benchmarks and the README
 //
 // First-party plugins live under Plugins/: each has a static module (link it in process) and a
@@ -78,6 +79,7 @@ let package = Package(
             dependencies: [
                 "RestMap",
                 "RestMapSchema",
+                "RestMapPluginKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -93,10 +95,14 @@ let package = Package(
             dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "CRestMapSQLite", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
+        // The system zlib (zlib1g-dev): the sample server's gzip bodies.
+        .systemLibrary(name: "CZlib"),
         .executableTarget(
             name: "RestMapSampleServer",
             dependencies: [
                 "RestMapJSON",
+                "RestMapPluginKit",
+                "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -107,7 +113,7 @@ let package = Package(
         ),
         .target(
             name: "RestMapAuthoring",
-            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPlugins", "RestMapPluginLoader"],
+            dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapPluginLoader"],
             swiftSettings: strictSettings
         ),
         .target(

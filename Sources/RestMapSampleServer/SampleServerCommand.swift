@@ -80,16 +80,21 @@ struct SampleServerCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .info : .warning
         let faultCounter = FaultCounter()
         let requestLog = RequestLog()
-        let routes = try APIs.routes(
-            data: samples, credentials: credentials, faultCounter: faultCounter, requestLog: requestLog,
+        let urlHost = host.contains(":") ? "[\(host)]" : host
+        // Around every route, outermost first: the request log, the faults (and the body faults on
+        // whatever answers), conditional requests, and the JSON 404 of paths no route serves.
+        let router = Router(context: SampleRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(requestLog: requestLog, logger: logger))
+        router.add(middleware: FaultMiddleware(faultCounter: faultCounter, fallbackAuthority: "\(urlHost):\(port)"))
+        router.add(middleware: ConditionalRequestMiddleware())
+        router.add(middleware: NotFoundMiddleware())
+        try APIs.register(
+            on: router, data: samples, credentials: credentials, faultCounter: faultCounter, requestLog: requestLog,
             repositories: repositories, articles: articles
         )
-        let urlHost = host.contains(":") ? "[\(host)]" : host
-        let responder = SampleResponder(
-            routes: routes, faultCounter: faultCounter, requestLog: requestLog, fallbackAuthority: "\(urlHost):\(port)", logger: logger
-        )
+        router.answerMethodNotAllowed()
         let application = Application(
-            responder: responder,
+            router: router,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 let line = "listening on http://\(urlHost):\(channel.localAddress?.port ?? port)\n"

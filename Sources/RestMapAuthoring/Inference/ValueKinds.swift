@@ -1,5 +1,6 @@
 import Foundation
 import RestMap
+import RestMapPluginKit
 
 /// What the scalar values seen under one key suggest as an attribute type.
 struct TypeGuess: Equatable {
@@ -101,9 +102,9 @@ enum ValueKinds {
         text.wholeMatch(of: /\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?/) != nil
     }
 
-    /// `Wed, 13 Mar 2013 18:10:21 GMT`.
+    /// `Wed, 13 Mar 2013 18:10:21 GMT`: an IMF-fixdate, exactly as HTTP writes it.
     static func isRFC1123(_ text: String) -> Bool {
-        text.wholeMatch(of: /(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT/) != nil
+        HTTPDate.seconds(from: text, forms: .imfFixdate) != nil
     }
 
     /// An absolute http(s) URL with a host and no spaces.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import RestMapPluginKit
 import RestMapSchema
 
 /// How a `RestClient` talks to its service. Defaults come from the schema's `client:` section;
@@ -89,15 +90,12 @@ public struct RetryPolicy: Sendable {
         return capped * Double.random(in: 0.5...1.0)
     }
 
-    /// The delay a `Retry-After` value asks for: seconds or an HTTP date.
+    /// The delay a `Retry-After` value asks for: seconds or an HTTP date (any of the three forms,
+    /// read leniently: `HTTPDate.Syntax.lenient`).
     public static func retryAfter(_ value: String, now: Date = Date()) -> Duration? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(text) { return .seconds(max(0, seconds)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
+        guard let date = HTTPDate.date(from: text, syntax: .lenient) else { return nil }
         return .milliseconds(max(0, Int(date.timeIntervalSince(now) * 1000)))
     }
 }

@@ -1,17 +1,18 @@
-/// Every API of the sample server, registered in one route table.
+import Hummingbird
+
+/// Every API of the sample server, registered on one router.
 enum APIs {
-    static func routes(
-        data: SampleData, credentials: Credentials, faultCounter: FaultCounter, requestLog: RequestLog, repositories: Int, articles: Int
-    ) throws(SampleData.LoadError) -> RouteTable {
-        var table = RouteTable()
-        requestLog.register(in: &table)
-        try MongoHQAPI(data: data, credentials: credentials).register(in: &table)
-        try StashboardAPI(data: data).register(in: &table)
-        try GitHubAPI(data: data, credentials: credentials, repositories: repositories).register(in: &table)
-        try TaskListAPI(data: data).register(in: &table)
-        try RSAPIAPI(data: data, credentials: credentials, faultCounter: faultCounter).register(in: &table)
-        try StaticAPI.register(in: &table, data: data)
-        ArticlesAPI(count: articles, credentials: credentials).register(in: &table)
-        return table
+    static func register(
+        on router: Router<SampleRequestContext>, data: SampleData, credentials: Credentials, faultCounter: FaultCounter,
+        requestLog: RequestLog, repositories: Int, articles: Int
+    ) throws(SampleData.LoadError) {
+        requestLog.register(on: router)
+        try MongoHQAPI(data: data, credentials: credentials).register(on: router)
+        try StashboardAPI(data: data).register(on: router)
+        try GitHubAPI(data: data, credentials: credentials, repositories: repositories).register(on: router)
+        try TaskListAPI(data: data).register(on: router)
+        try RSAPIAPI(data: data, credentials: credentials, faultCounter: faultCounter).register(on: router)
+        try StaticAPI.register(on: router, data: data)
+        ArticlesAPI(count: articles, credentials: credentials).register(on: router)
     }
 }

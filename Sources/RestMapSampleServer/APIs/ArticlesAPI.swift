@@ -1,6 +1,7 @@
-import RestMapJSON
 import Foundation
 import Hummingbird
+import RestMapJSON
+import RestMapPluginKit
 
 /// One generated article collection served in every pagination kind: page, offset, cursor (in the
 /// body or in a header) and `Link`; plus the same page kind behind each auth kind.
@@ -26,47 +27,45 @@ struct ArticlesAPI: Sendable {
             "title": .string("Article \(id)"),
             "author": .object(["id": .integer(authorID), "name": .string("Author \(authorID)")]),
             "tags": .array(["restmap", id % 2 == 0 ? "even" : "odd"].map(JSONValue.string)),
-            "published_at": .string(HTTPDate.iso8601(published)),
-            "updated_at": .string(HTTPDate.iso8601(published.addingTimeInterval(3_600))),
+            "published_at": .string(ISO8601Text.string(from: published.timeIntervalSince1970)),
+            "updated_at": .string(ISO8601Text.string(from: published.addingTimeInterval(3_600).timeIntervalSince1970)),
             "deleted": .bool(false),
         ])
     }
 
-    func register(in table: inout RouteTable) {
-        table.add(.get, "/page/articles") { request in pageKind(request) }
-        table.add(.get, "/offset/articles") { request in offsetKind(request) }
-        table.add(.get, "/cursor/articles") { request in cursorKind(request, inHeader: false) }
-        table.add(.get, "/header-cursor/articles") { request in cursorKind(request, inHeader: true) }
-        table.add(.get, "/link/articles") { request in
+    func register(on router: some RouterMethods<SampleRequestContext>) {
+        router.on(.get, "/page/articles") { request in pageKind(request) }
+        router.on(.get, "/offset/articles") { request in offsetKind(request) }
+        router.on(.get, "/cursor/articles") { request in cursorKind(request, inHeader: false) }
+        router.on(.get, "/header-cursor/articles") { request in cursorKind(request, inHeader: true) }
+        router.on(.get, "/link/articles") { request in
             .linkedPage(articles, request: request, defaultSize: Self.defaultPageSize, lastModified: Self.lastModified)
         }
-        table.add(.get, "/articles/:id") { request in
+        router.on(.get, "/articles/:id") { request in
             guard let id = Int(request.parameter("id")), articles.indices.contains(id - 1) else {
                 return .error(.notFound, "error", "Article not found")
             }
             return validated(.json(bytes: articles[id - 1]))
         }
-        let bearerChallenge = "Bearer realm=\"restmap-sample\""
-        table.add(.get, "/auth/bearer/articles") { request in
-            guarded(credentials.checkBearer(request), challenge: bearerChallenge) { pageKind(request) }
+        // The page kind behind each auth kind: /auth/<kind>/articles.
+        let credentials = credentials
+        func guarded(_ kind: String, challenge: String, _ check: @escaping @Sendable (Request, SampleRequestContext) -> Credentials.Check) {
+            router.group(RouterPath("/auth/" + kind))
+                .add(middleware: CredentialsMiddleware(check: check) { outcome in
+                    outcome == .missing
+                        ? .unauthorized("error", "Authentication required", challenge: challenge)
+                        : .unauthorized("error", "Invalid credentials", challenge: challenge)
+                })
+                .on(.get, "/articles") { request in pageKind(request) }
         }
-        table.add(.get, "/auth/header/articles") { request in
-            guarded(credentials.checkAPIKey(request, header: .apiKey, query: nil), challenge: "APIKey header=\"X-API-Key\"") { pageKind(request) }
+        guarded("bearer", challenge: "Bearer realm=\"restmap-sample\"") { request, _ in credentials.checkBearer(request.headers) }
+        guarded("header", challenge: "APIKey header=\"X-API-Key\"") { request, context in
+            credentials.checkAPIKey(request, context: context, header: .apiKey, query: nil)
         }
-        table.add(.get, "/auth/query/articles") { request in
-            guarded(credentials.checkAPIKey(request, header: nil, query: "api_key"), challenge: "APIKey query=\"api_key\"") { pageKind(request) }
+        guarded("query", challenge: "APIKey query=\"api_key\"") { request, context in
+            credentials.checkAPIKey(request, context: context, header: nil, query: "api_key")
         }
-        table.add(.get, "/auth/basic/articles") { request in
-            guarded(credentials.checkBasic(request), challenge: "Basic realm=\"restmap-sample\"") { pageKind(request) }
-        }
-    }
-
-    private func guarded(_ check: Credentials.Check, challenge: String, _ reply: () -> Reply) -> Reply {
-        switch check {
-        case .accepted: reply()
-        case .missing: .unauthorized("error", "Authentication required", challenge: challenge)
-        case .wrong: .unauthorized("error", "Invalid credentials", challenge: challenge)
-        }
+        guarded("basic", challenge: "Basic realm=\"restmap-sample\"") { request, _ in credentials.checkBasic(request.headers) }
     }
 
     private func validated(_ reply: Reply) -> Reply {

@@ -1,4 +1,5 @@
 import Foundation
+import RestMapPluginKit
 import Hummingbird
 
 /// The GitHub-like API (Schemas/github.yaml): users, repositories and starred, `Link` pages,
@@ -40,7 +41,7 @@ actor GitHubAPI {
     /// Repository `number` of the generated list; it depends on nothing else.
     private static func generatedRepository(_ number: Int, owner: JSONValue) -> JSONValue {
         let name = generatedName(number)
-        let pushed = HTTPDate.iso8601(Date(timeIntervalSince1970: 1_420_070_400 + TimeInterval(number) * 3_600))
+        let pushed = ISO8601Text.string(from: 1_420_070_400 + TimeInterval(number) * 3_600)
         let stars = JSONValue.integer(number * 7_919 % 10_000)
         return .object([
             "id": .integer(100_000 + number), "owner": owner, "name": .string(name),
@@ -53,36 +54,32 @@ actor GitHubAPI {
         ])
     }
 
-    nonisolated func register(in table: inout RouteTable) {
-        func authenticated(_ method: HTTPRequest.Method, _ path: String, _ action: @escaping @Sendable (GitHubAPI, RouteRequest) async -> Reply) {
-            table.add(method, path) { request in
-                switch self.credentials.checkBearer(request) {
-                case .accepted: return await action(self, request)
-                case .missing: return .unauthorized("message", "Requires authentication", challenge: "Bearer realm=\"restmap-sample\"")
-                case .wrong: return .unauthorized("message", "Bad credentials", challenge: "Bearer realm=\"restmap-sample\"")
-                }
-            }
-        }
-        authenticated(.get, "/user") { api, _ in api.userReply(api.user) }
-        authenticated(.get, "/user/starred") { api, request in await api.starredPage(request) }
-        authenticated(.get, "/user/starred/:owner/:repo") { api, request in await api.isStarred(request) }
-        authenticated(.put, "/user/starred/:owner/:repo") { api, request in await api.star(request) }
-        authenticated(.delete, "/user/starred/:owner/:repo") { api, request in await api.unstar(request) }
-        table.add(.get, "/users/:login") { request in
+    nonisolated func register(on router: some RouterMethods<SampleRequestContext>) {
+        // The authenticated user's routes need the bearer token.
+        let credentials = credentials
+        let user = router.group("/user").add(middleware: CredentialsMiddleware { request, _ in credentials.checkBearer(request.headers) } refusal: { outcome in
+            .unauthorized("message", outcome == .missing ? "Requires authentication" : "Bad credentials", challenge: "Bearer realm=\"restmap-sample\"")
+        })
+        user.on(.get, "") { _ in self.userReply(self.user) }
+        user.on(.get, "/starred") { request in await self.starredPage(request) }
+        user.on(.get, "/starred/:owner/:repo") { request in await self.isStarred(request) }
+        user.on(.put, "/starred/:owner/:repo") { request in await self.star(request) }
+        user.on(.delete, "/starred/:owner/:repo") { request in await self.unstar(request) }
+        router.on(.get, "/users/:login") { request in
             switch request.parameter("login") {
             case "octocat": self.userReply(self.user)
             case "RestKit": self.userReply(self.restKitUser.bytes)
             default: Self.notFound
             }
         }
-        table.add(.get, "/users/:login/starred") { request in
+        router.on(.get, "/users/:login/starred") { request in
             switch request.parameter("login") {
             case "octocat": await self.starredPage(request)
             case "RestKit": .linkedPage([], request: request, defaultSize: Self.defaultPageSize, lastModified: Self.initialModification)
             default: Self.notFound
             }
         }
-        table.add(.get, "/users/:login/repos") { request in
+        router.on(.get, "/users/:login/repos") { request in
             switch request.parameter("login") {
             case "octocat": .linkedPage(self.generated, request: request, defaultSize: Self.defaultPageSize, lastModified: Self.initialModification)
             case "RestKit":
@@ -91,7 +88,7 @@ actor GitHubAPI {
             default: Self.notFound
             }
         }
-        table.add(.get, "/repos/:owner/:repo") { request in
+        router.on(.get, "/repos/:owner/:repo") { request in
             guard let repository = self.repository(owner: request.parameter("owner"), name: request.parameter("repo")) else { return Self.notFound }
             var reply = Reply.json(bytes: repository)
             reply.lastModified = Self.initialModification

@@ -41,40 +41,35 @@ actor MongoHQAPI {
         self.credentials = credentials
     }
 
-    nonisolated func register(in table: inout RouteTable) {
-        func route(_ method: HTTPRequest.Method, _ path: String, _ action: @escaping @Sendable (MongoHQAPI, RouteRequest) async throws -> Reply) {
-            table.add(method, path) { request in
-                if let refusal = self.refusal(request) { return refusal }
-                return try await action(self, request)
-            }
+    nonisolated func register(on router: some RouterMethods<SampleRequestContext>) {
+        // Every route needs the API key.
+        let credentials = credentials
+        let databases = router.group("/databases").add(middleware: CredentialsMiddleware { request, context in
+            credentials.checkAPIKey(request, context: context, header: .mongoHQToken, query: "_apikey")
+        } refusal: { outcome in
+            Self.failure(.unauthorized, outcome == .missing ? "API key required" : "Invalid API key", code: 1001)
+        })
+        func route(_ method: HTTPRequest.Method, _ path: RouterPath, _ action: @escaping @Sendable (MongoHQAPI, RouteRequest) async throws -> Reply) {
+            databases.on(method, path) { request in try await action(self, request) }
         }
-        let collectionPath = "/databases/:db/collections/:col"
-        route(.get, "/databases") { api, _ in await api.listDatabases() }
-        route(.post, "/databases") { api, request in try await api.createDatabase(request) }
-        route(.get, "/databases/:db") { api, request in try await api.database(request) }
-        route(.delete, "/databases/:db") { api, request in try await api.deleteDatabase(request) }
-        route(.get, "/databases/:db/collections") { api, request in try await api.listCollections(request) }
-        route(.post, "/databases/:db/collections") { api, request in try await api.createCollection(request) }
-        route(.get, collectionPath) { api, request in try await api.collection(request) }
-        route(.put, collectionPath) { api, request in try await api.renameCollection(request) }
-        route(.delete, collectionPath) { api, request in try await api.deleteCollection(request) }
-        route(.get, collectionPath + "/documents") { api, request in try await api.listDocuments(request) }
-        route(.post, collectionPath + "/documents") { api, request in try await api.createDocument(request) }
-        route(.get, collectionPath + "/documents/:id") { api, request in try await api.document(request) }
-        route(.put, collectionPath + "/documents/:id") { api, request in try await api.replaceDocument(request) }
-        route(.delete, collectionPath + "/documents/:id") { api, request in try await api.deleteDocument(request) }
+        let collectionPath = "/:db/collections/:col"
+        route(.get, "") { api, _ in await api.listDatabases() }
+        route(.post, "") { api, request in try await api.createDatabase(request) }
+        route(.get, "/:db") { api, request in try await api.database(request) }
+        route(.delete, "/:db") { api, request in try await api.deleteDatabase(request) }
+        route(.get, "/:db/collections") { api, request in try await api.listCollections(request) }
+        route(.post, "/:db/collections") { api, request in try await api.createCollection(request) }
+        route(.get, RouterPath(collectionPath)) { api, request in try await api.collection(request) }
+        route(.put, RouterPath(collectionPath)) { api, request in try await api.renameCollection(request) }
+        route(.delete, RouterPath(collectionPath)) { api, request in try await api.deleteCollection(request) }
+        route(.get, RouterPath(collectionPath + "/documents")) { api, request in try await api.listDocuments(request) }
+        route(.post, RouterPath(collectionPath + "/documents")) { api, request in try await api.createDocument(request) }
+        route(.get, RouterPath(collectionPath + "/documents/:id")) { api, request in try await api.document(request) }
+        route(.put, RouterPath(collectionPath + "/documents/:id")) { api, request in try await api.replaceDocument(request) }
+        route(.delete, RouterPath(collectionPath + "/documents/:id")) { api, request in try await api.deleteDocument(request) }
     }
 
-    // MARK: Auth and errors
-
-    /// The `401` for a missing or wrong API key, `nil` when the key is right.
-    private nonisolated func refusal(_ request: RouteRequest) -> Reply? {
-        switch credentials.checkAPIKey(request, header: .mongoHQToken, query: "_apikey") {
-        case .accepted: nil
-        case .missing: Self.failure(.unauthorized, "API key required", code: 1001)
-        case .wrong: Self.failure(.unauthorized, "Invalid API key", code: 1001)
-        }
-    }
+    // MARK: Errors
 
     private static func failure(_ status: HTTPResponse.Status, _ message: String, code: Int) -> Reply {
         .json(.object(["error": .string(message), "code": .integer(code)]), status: status)

@@ -27,24 +27,26 @@ actor RSAPIAPI {
         self.faultCounter = faultCounter
     }
 
-    nonisolated func register(in table: inout RouteTable) {
-        table.add(.post, "/api/users/login") { request in await self.login(request, fields: request.bodyObject()) }
-        table.add(.get, "/api/users/login") { request in
+    nonisolated func register(on router: some RouterMethods<SampleRequestContext>) {
+        router.on(.post, "/api/users/login") { request in await self.login(request, fields: request.bodyObject()) }
+        router.on(.get, "/api/users/login") { request in
             await self.login(request, fields: .object(request.query.map { JSONValue.Member(key: $0.name, value: .string($0.value)) }))
         }
-        func authenticated(_ method: HTTPRequest.Method, _ path: String, _ action: @escaping @Sendable (RSAPIAPI, RouteRequest) async -> Reply) {
-            table.add(method, path) { request in
-                if let refusal = await self.refusal(request) { return refusal }
-                return await action(self, request)
-            }
-        }
-        authenticated(.post, "/api/tokens/expire") { api, _ in await api.expireAll() }
-        authenticated(.get, "/api/users") { api, _ in await .json(.array(api.users)) }
-        authenticated(.post, "/api/users") { api, request in await api.createUser(request) }
-        authenticated(.get, "/api/users/:id") { api, request in await api.user(request) }
-        authenticated(.get, "/api/groups/:id/all_named/:name") { api, request in api.groupsNamed(request) }
-        authenticated(.get, "/path/to/objects") { api, _ in .json(bytes: api.many) }
-        authenticated(.get, "/path/to/data") { api, _ in .json(bytes: api.rawData) }
+        // Every other route needs a live session token.
+        let authenticated = router.group().add(middleware: CredentialsMiddleware { request, context in
+            await self.checkToken(request, context: context)
+        } refusal: { outcome in
+            outcome == .missing
+                ? .error(.unauthorized, "error", "Authentication required")
+                : .unauthorized("error", "Invalid or expired token", challenge: "Token realm=\"rsapi\"")
+        })
+        authenticated.on(.post, "/api/tokens/expire") { _ in await self.expireAll() }
+        authenticated.on(.get, "/api/users") { _ in await .json(.array(self.users)) }
+        authenticated.on(.post, "/api/users") { request in await self.createUser(request) }
+        authenticated.on(.get, "/api/users/:id") { request in await self.user(request) }
+        authenticated.on(.get, "/api/groups/:id/all_named/:name") { request in self.groupsNamed(request) }
+        authenticated.on(.get, "/path/to/objects") { _ in .json(bytes: self.many) }
+        authenticated.on(.get, "/path/to/data") { _ in .json(bytes: self.rawData) }
     }
 
     // MARK: Sessions
@@ -63,25 +65,24 @@ actor RSAPIAPI {
 
     /// The token of a request: `Authorization: Bearer`, `Authorization: Token token="…"`,
     /// `X-API-Token` or the `api_token` query parameter.
-    private nonisolated static func token(_ request: RouteRequest) -> String? {
+    private nonisolated static func token(_ request: Request, context: SampleRequestContext) -> String? {
         if let bearer = Credentials.authorization(request.headers, schemes: ["Bearer"]) { return bearer }
         if let rails = Credentials.authorization(request.headers, schemes: ["Token"]) {
             let value = rails.hasPrefix("token=") ? rails.dropFirst("token=".count) : Substring(rails)
             return value.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         }
-        return request.headers[.apiToken] ?? request.query("api_token")
+        return request.headers[.apiToken] ?? context.query("api_token")
     }
 
-    /// The `401` for a request without a live token (or one `expire-token` refuses), `nil` otherwise.
-    private func refusal(_ request: RouteRequest) async -> Reply? {
-        guard let token = Self.token(request) else { return .error(.unauthorized, "error", "Authentication required") }
+    /// Whether a request has a live token: `.missing` without one, `.wrong` when it is not live
+    /// (or `expire-token` refuses it).
+    private func checkToken(_ request: Request, context: SampleRequestContext) async -> Credentials.Check {
+        guard let token = Self.token(request, context: context) else { return .missing }
+        let faults = context.faults
         let expired = await faultCounter.shouldFault(
-            kind: "expire-token", key: request.faults.key(method: request.method, path: request.path), limit: request.faults.expireToken
+            kind: "expire-token", key: faults.key(method: request.method, path: request.uri.path), limit: faults.expireToken
         )
-        guard !expired, liveTokens.contains(token) else {
-            return .unauthorized("error", "Invalid or expired token", challenge: "Token realm=\"rsapi\"")
-        }
-        return nil
+        return !expired && liveTokens.contains(token) ? .accepted : .wrong
     }
 
     private func expireAll() -> Reply {

@@ -13,12 +13,13 @@ struct StashboardAPI: Sendable {
         aaronEvents = try data.json("stashboard/aaron_events.json")
     }
 
-    func register(in table: inout RouteTable) {
-        table.add(.get, "/api/v1/services") { _ in .json(.object(["services": .array(services)])) }
-        table.add(.get, "/api/v1/services/:id") { request in
+    func register(on router: some RouterMethods<SampleRequestContext>) {
+        let api = router.group("/api/v1")
+        api.on(.get, "/services") { _ in .json(.object(["services": .array(services)])) }
+        api.on(.get, "/services/:id") { request in
             service(request).map { .json($0) } ?? notFound(request)
         }
-        table.add(.get, "/api/v1/services/:id/events") { request in
+        api.on(.get, "/services/:id/events") { request in
             guard let service = service(request) else { return notFound(request) }
             if request.parameter("id") == "aaron" { return .json(aaronEvents) }
             return .json(.object(["events": .array(service["current-event"].map { [$0] } ?? [])]))

@@ -43,12 +43,12 @@ actor TaskListAPI {
         userIDs = Set(projects.compactMap { $0["project"]?["user"]?["id"]?.intValue })
     }
 
-    nonisolated func register(in table: inout RouteTable) {
-        table.add(.get, "/task_list") { _ in await self.taskList() }
-        table.add(.post, "/tasks") { request in await self.create(request) }
-        table.add(.get, "/tasks/:id") { request in await self.task(request) }
-        table.add(.put, "/tasks/:id") { request in await self.update(request) }
-        table.add(.delete, "/tasks/:id") { request in await self.delete(request) }
+    nonisolated func register(on router: some RouterMethods<SampleRequestContext>) {
+        router.on(.get, "/task_list") { _ in await self.taskList() }
+        router.on(.post, "/tasks") { request in await self.create(request) }
+        router.on(.get, "/tasks/:id") { request in await self.task(request) }
+        router.on(.put, "/tasks/:id") { request in await self.update(request) }
+        router.on(.delete, "/tasks/:id") { request in await self.delete(request) }
     }
 
     private static func errors(_ messages: [String], status: HTTPResponse.Status = .unprocessableContent) -> Reply {

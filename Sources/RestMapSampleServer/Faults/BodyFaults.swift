@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 
-/// Turns a reply into a response, applying the body faults in the documented order:
+/// Shapes a response by the body faults in the documented order:
 /// `gzip-bomb`, `gzip-objects`, `oversize`, `malformed`, `content-type`, `gzip`, `corrupt-encoding`,
 /// then `close` or `trickle`.
 enum BodyFaults {
@@ -11,15 +11,20 @@ enum BodyFaults {
     /// The longest a trickle pauses in total before sending the rest at once.
     static let trickleLimit = Duration.seconds(60)
 
-    static func response(_ reply: Reply, faults: FaultRequest) -> Response {
-        var headers = reply.headers
-        var body = reply.body
-        if faults.gzipBombBytes != nil || faults.gzipObjects != nil || faults.oversizeBytes != nil || faults.malformed
-            || faults.corruptEncoding != nil {
+    /// The response shaped by the body faults of `faults`; the response itself when it asks for none.
+    static func response(_ response: Response, faults: FaultRequest) async throws -> Response {
+        let replacesBody = faults.gzipBombBytes != nil || faults.gzipObjects != nil || faults.oversizeBytes != nil
+        let changesBody = faults.malformed || faults.gzip || faults.corruptEncoding != nil || faults.close || faults.trickleMilliseconds != nil
+        guard replacesBody || changesBody || faults.contentType != nil else { return response }
+        var headers = response.headers
+        // The length belongs to the route's body; the response with the new body states its own.
+        headers[.contentLength] = nil
+        if replacesBody || faults.malformed || faults.corruptEncoding != nil {
             // The validators belong to the route's body, not to the replacement.
             headers[.eTag] = nil
             headers[.lastModified] = nil
         }
+        var body: [UInt8]?
         if let count = faults.gzipBombBytes {
             headers[.contentType] = Reply.jsonContentType
             headers[.contentEncoding] = "gzip"
@@ -30,34 +35,60 @@ enum BodyFaults {
             body = Gzip.objectArray(count: count)
         } else if let count = faults.oversizeBytes {
             headers[.contentType] = Reply.jsonContentType
-            return Response(status: reply.status, headers: headers, body: oversizedBody(count, chunked: faults.oversizeChunked))
+            return Response(status: response.status, headers: headers, body: oversizedBody(count, chunked: faults.oversizeChunked))
+        } else if changesBody {
+            body = try await bytes(of: response.body)
         }
-        if faults.malformed {
-            body = Array(body.prefix(body.count / 2)) + Array("<<<".utf8)
+        if faults.malformed, let whole = body {
+            body = Array(whole.prefix(whole.count / 2)) + Array("<<<".utf8)
         }
         if let contentType = faults.contentType {
             headers[.contentType] = contentType
         }
-        if faults.gzip {
+        if faults.gzip, let plain = body {
             headers[.contentEncoding] = "gzip"
-            body = Gzip.compress(body)
+            body = Gzip.compress(plain)
         }
-        if let encoding = faults.corruptEncoding {
+        if let encoding = faults.corruptEncoding, let plain = body {
             headers[.contentEncoding] = encoding
             // gzip: a valid stream cut before its end and checksum; deflate: bytes that are no zlib stream.
-            body = encoding == "gzip" ? Array(Gzip.compress(body).dropLast(12)) : [0x78, 0x9C] + Array(repeating: 0xFF, count: 64)
+            body = encoding == "gzip" ? Array(Gzip.compress(plain).dropLast(12)) : [0x78, 0x9C] + Array(repeating: 0xFF, count: 64)
+        }
+        guard let body else {
+            // Only `content-type`: the route's body as it is.
+            var changed = response
+            changed.headers[.contentType] = faults.contentType
+            return changed
         }
         if faults.close {
             let half = ByteBuffer(bytes: body.prefix(body.count / 2))
-            return Response(status: reply.status, headers: headers, body: ResponseBody(contentLength: body.count) { writer in
+            return Response(status: response.status, headers: headers, body: ResponseBody(contentLength: body.count) { writer in
                 try await writer.write(half)
                 throw ConnectionDropped()
             })
         }
         if let pause = faults.trickleMilliseconds {
-            return Response(status: reply.status, headers: headers, body: trickledBody(body, every: .milliseconds(pause), bytes: faults.trickleBytes))
+            return Response(status: response.status, headers: headers, body: trickledBody(body, every: .milliseconds(pause), bytes: faults.trickleBytes))
         }
-        return Response(status: reply.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: response.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The bytes a response body writes (the routes' bodies are in memory).
+    private static func bytes(of body: ResponseBody) async throws -> [UInt8] {
+        let collector = BodyCollector()
+        try await body.write(collector)
+        return collector.bytes
+    }
+
+    /// A body writer that keeps what is written.
+    private final class BodyCollector: ResponseBodyWriter {
+        var bytes: [UInt8] = []
+
+        func write(_ buffer: ByteBuffer) async throws {
+            bytes += buffer.readableBytesView
+        }
+
+        func finish(_ trailingHeaders: HTTPFields?) async throws {}
     }
 
     /// `["aaaa…"]` of exactly `count` bytes (`[]`, `[0]` below 4), written 64 KiB at a time.

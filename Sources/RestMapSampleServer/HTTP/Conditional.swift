@@ -1,7 +1,9 @@
 import Foundation
+import RestMapPluginKit
 import Hummingbird
 
 /// `ETag` / `Last-Modified` validators and the `304 Not Modified` decision (RFC 9110 section 13).
+/// `Reply` adds the validators; `ConditionalRequestMiddleware` answers 304.
 enum Conditional {
     /// A strong entity tag from the body bytes: 64 bits of four FNV-1a-style lanes over 8-byte
     /// words (one multiply per 8 bytes in four independent chains, not one per byte in one chain:
@@ -31,32 +33,36 @@ enum Conditional {
         return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
     }
 
-    /// Adds the validators to a `200` GET answer, or turns it into a `304` when the request's
-    /// `If-None-Match` (or, without one, `If-Modified-Since`) says the client's copy is current.
-    static func apply(to reply: Reply, request: RouteRequest) -> Reply {
-        guard let lastModified = reply.lastModified, reply.status == .ok, request.method == .get else { return reply }
-        let tag = entityTag(reply.body)
-        var validated = reply
-        validated.headers[.eTag] = tag
-        validated.headers[.lastModified] = HTTPDate.format(lastModified)
-        if notModified(request: request.headers, tag: tag, lastModified: lastModified) {
-            validated.status = .notModified
-            validated.body = []
-            validated.headers[.contentType] = nil
-        }
-        return validated
-    }
-
-    private static func notModified(request headers: HTTPFields, tag: String, lastModified: Date) -> Bool {
+    /// Whether the request's `If-None-Match` (or, without one, `If-Modified-Since`) says the
+    /// client's copy, of entity tag `tag` and modified at `lastModified` (whole seconds), is current.
+    static func notModified(request headers: HTTPFields, tag: String, lastModified: Int64) -> Bool {
         if let ifNoneMatch = headers[.ifNoneMatch] {
             return ifNoneMatch.split(separator: ",").contains { candidate in
                 let trimmed = candidate.trimmingCharacters(in: .whitespaces)
                 return trimmed == "*" || trimmed == tag || trimmed == "W/" + tag
             }
         }
-        if let since = headers[.ifModifiedSince].flatMap(HTTPDate.parse) {
-            return lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
+        if let since = headers[.ifModifiedSince].flatMap({ HTTPDate.seconds(from: $0) }) {
+            return lastModified <= since
         }
         return false
+    }
+}
+
+/// Turns a `200` GET answer that carries validators (`ETag` and `Last-Modified`, which `Reply`
+/// adds when it has a `lastModified`) into `304 Not Modified` without a body when the request's
+/// conditions say the client's copy is current.
+struct ConditionalRequestMiddleware: RouterMiddleware {
+    typealias Context = SampleRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        guard request.method == .get, response.status == .ok, let tag = response.headers[.eTag],
+              let lastModified = response.headers[.lastModified].flatMap({ HTTPDate.seconds(from: $0) }),
+              Conditional.notModified(request: request.headers, tag: tag, lastModified: lastModified) else { return response }
+        var headers = response.headers
+        headers[.contentType] = nil
+        headers[.contentLength] = nil
+        return Response(status: .notModified, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer()))
     }
 }

@@ -27,21 +27,21 @@ struct Credentials: Sendable {
     }
 
     /// Bearer (`Authorization: Bearer T` or GitHub's `token T`).
-    func checkBearer(_ request: RouteRequest) -> Check {
-        guard let presented = Self.authorization(request.headers, schemes: ["Bearer", "token"]) else { return .missing }
+    func checkBearer(_ headers: HTTPFields) -> Check {
+        guard let presented = Self.authorization(headers, schemes: ["Bearer", "token"]) else { return .missing }
         return Self.same(presented, token) ? .accepted : .wrong
     }
 
     /// Basic (`Authorization: Basic base64(user:password)`).
-    func checkBasic(_ request: RouteRequest) -> Check {
-        guard let encoded = Self.authorization(request.headers, schemes: ["Basic"]) else { return .missing }
+    func checkBasic(_ headers: HTTPFields) -> Check {
+        guard let encoded = Self.authorization(headers, schemes: ["Basic"]) else { return .missing }
         guard let data = Data(base64Encoded: encoded) else { return .wrong }
         return Self.same(String(decoding: data, as: UTF8.self), username + ":" + password) ? .accepted : .wrong
     }
 
     /// An API key in a header or a query parameter (whichever is present; header first).
-    func checkAPIKey(_ request: RouteRequest, header: HTTPField.Name?, query: String?) -> Check {
-        let presented = header.flatMap { request.headers[$0] } ?? query.flatMap { request.query($0) }
+    func checkAPIKey(_ request: Request, context: SampleRequestContext, header: HTTPField.Name?, query: String?) -> Check {
+        let presented = header.flatMap { request.headers[$0] } ?? query.flatMap { context.query($0) }
         guard let presented else { return .missing }
         return Self.same(presented, apiKey) ? .accepted : .wrong
     }
@@ -52,6 +52,21 @@ struct Credentials: Sendable {
         var difference = UInt8(left.count == right.count ? 0 : 1)
         for index in 0..<min(left.count, right.count) { difference |= left[index] ^ right[index] }
         return difference == 0
+    }
+}
+
+/// Lets a request through to the routes after it when `check` accepts its credentials, and
+/// answers `refusal` of the outcome when they are missing or wrong.
+struct CredentialsMiddleware: RouterMiddleware {
+    typealias Context = SampleRequestContext
+
+    let check: @Sendable (Request, Context) async -> Credentials.Check
+    let refusal: @Sendable (Credentials.Check) -> Reply
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let outcome = await check(request, context)
+        guard outcome == .accepted else { return refusal(outcome).response(from: request, context: context) }
+        return try await next(request, context)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import RestMapPluginKit
 
 /// What a route answers, before the body faults are applied: status, headers and the whole body.
 struct Reply: Sendable {
@@ -32,6 +33,9 @@ struct Reply: Sendable {
     /// The server-wide `404` for paths no API serves.
     static let notFound = error(.notFound, "message", "Not Found")
 
+    /// The server-wide `405` for a path served with other methods.
+    static let methodNotAllowed = error(.methodNotAllowed, "message", "Method Not Allowed")
+
     /// Returns the reply with one more header.
     func adding(_ name: HTTPField.Name, _ value: String) -> Reply {
         var copy = self
@@ -40,8 +44,20 @@ struct Reply: Sendable {
     }
 }
 
+extension Reply: ResponseGenerator {
+    /// The response; a `200` GET answer with a `lastModified` also carries `ETag` and `Last-Modified`.
+    func response(from request: Request, context: some RequestContext) -> Response {
+        var headers = headers
+        if let lastModified, status == .ok, request.method == .get {
+            headers[.eTag] = Conditional.entityTag(body)
+            headers[.lastModified] = HTTPDate.string(from: lastModified)
+        }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
 /// A reply thrown by a route's helper (a lookup that failed answers its 404 this way);
-/// the responder answers it as it is.
+/// the route answers it as it is.
 struct ReplyError: Error {
     var reply: Reply
     init(_ reply: Reply) { self.reply = reply }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 
 /// The requests this process received, oldest first (`GET /_requests`, cleared by
 /// `DELETE /_requests`), so a test can check what reached a server. Credential values are
@@ -60,8 +61,8 @@ actor RequestLog {
         waiter.continuation.resume()
     }
 
-    nonisolated func register(in table: inout RouteTable) {
-        table.add(.get, Self.path) { request in
+    nonisolated func register(on router: some RouterMethods<SampleRequestContext>) {
+        router.on(.get, RouterPath(Self.path)) { request in
             if let text = request.query("wait-for") {
                 guard let count = Int(text), (1...Self.capacity).contains(count) else {
                     return .error(.badRequest, "error", "wait-for: expected a number of requests from 1 to \(Self.capacity), got '\(text)'")
@@ -70,11 +71,33 @@ actor RequestLog {
             }
             return await .json(.array(self.entries))
         }
-        table.add(.delete, Self.path) { _ in
+        router.on(.delete, RouterPath(Self.path)) { _ in
             await self.clear()
             return .noContent
         }
     }
 
     private func clear() { entries.removeAll() }
+}
+
+/// Records every request but those of the log itself in the `RequestLog`, before anything else
+/// answers it, and logs one line per request (method, path, status, body size; info level).
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = SampleRequestContext
+
+    let requestLog: RequestLog
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if path != RequestLog.path {
+            await requestLog.record(
+                method: request.method.rawValue, path: path, query: FormEncoding.pairs(Substring(request.uri.query ?? "")),
+                authority: request.head.authority, headers: request.headers
+            )
+        }
+        let response = try await next(request, context)
+        logger.info("\(request.method.rawValue) \(path) \(response.status.code)\(response.body.contentLength.map { " \($0) bytes" } ?? "")")
+        return response
+    }
 }

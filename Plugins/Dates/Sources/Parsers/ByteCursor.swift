@@ -42,24 +42,4 @@ struct ByteCursor {
         }
         return count >= minimum ? number : nil
     }
-
-    /// Consumes a run of letters and returns the index of the candidate it equals, ignoring
-    /// case (candidates are lowercase ASCII), or `nil`.
-    mutating func word(in candidates: [String]) -> Int? {
-        let start = offset
-        while offset < bytes.count, (bytes[offset] | 0x20) >= UInt8(ascii: "a"), (bytes[offset] | 0x20) <= UInt8(ascii: "z") {
-            offset += 1
-        }
-        let length = offset - start
-        return candidates.firstIndex { candidate in
-            candidate.utf8.count == length && candidate.utf8.enumerated().allSatisfy { $0.element == bytes[start + $0.offset] | 0x20 }
-        }
-    }
-
-    /// Consumes one or more spaces.
-    mutating func spaces() -> Bool {
-        let start = offset
-        while take(UInt8(ascii: " ")) {}
-        return offset > start
-    }
 }
