@@ -11,6 +11,7 @@ import PackageDescription
 //   RestMapPluginLoader  loading plugins from disk: search path, trust checks, dlopen
 //   RestMap            the interpreter: plan, key paths, records, requests, routes
 //   RestMapClient      the REST client: requests, auth, pagination, retries, caching (async-http-client)
+//   RestMapSync        restmap sync: keeps a store in step with a service (client + store)
 //   RestMapStore       the SQLite store: tables from the schema, upserts, search (GRDB)
 //   CRestMapSQLite     process-wide SQLite settings Swift cannot call (variadic sqlite3_config)
 //   RestMapAuthoring   schema inference from samples (`restmap init`), schema tests (`restmap test`)
@@ -32,6 +33,7 @@ let package = Package(
         .library(name: "RestMapSchema", targets: ["RestMapSchema"]),
         .library(name: "RestMapClient", targets: ["RestMapClient"]),
         .library(name: "RestMapStore", targets: ["RestMapStore"]),
+        .library(name: "RestMapSync", targets: ["RestMapSync"]),
         .executable(name: "restmap-sample-server", targets: ["RestMapSampleServer"]),
         .library(name: "RestMapJSON", targets: ["RestMapJSON"]),
         .library(name: "RestMapPluginKit", targets: ["RestMapPluginKit"]),
@@ -91,6 +93,11 @@ let package = Package(
         ),
         .target(name: "CRestMapSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
+            name: "RestMapSync",
+            dependencies: ["RestMap", "RestMapSchema", "RestMapClient", "RestMapStore"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RestMapStore",
             dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "CRestMapSQLite", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings
@@ -134,6 +141,7 @@ let package = Package(
                 "RestMapPluginLoader",
                 "RestMapClient",
                 "RestMapStore",
+                "RestMapSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

@@ -31,6 +31,7 @@ struct RestMapCommand: AsyncParsableCommand {
             SendCommand.self,
             StoreCommand.self,
             SeedCommand.self,
+            SyncCommand.self,
         ]
     )
 
@@ -40,7 +41,7 @@ struct RestMapCommand: AsyncParsableCommand {
     /// Parses and runs the command; a usage problem of any subcommand exits 2, not 64.
     static func main() async {
         // The client commands' tasks run where their responses are read (see `runTasksOnEventLoops`).
-        let clientCommands: [any ParsableCommand.Type] = [GetCommand.self, SendCommand.self]
+        let clientCommands: [any ParsableCommand.Type] = [GetCommand.self, SendCommand.self, SyncCommand.self]
         if let subcommand = CommandLine.arguments.dropFirst().first, clientCommands.contains(where: { $0._commandName == subcommand }) {
             RestClient.runTasksOnEventLoops()
         }

@@ -141,7 +141,7 @@ public final class RecordStore: Sendable {
     }
 
     /// The error of a write to a store opened for reading.
-    private func refuseWriting(_ action: String) throws {
+    func refuseWriting(_ action: String) throws {
         if isReadOnly { throw StoreError("\(path): the store was opened for reading only; cannot \(action)") }
     }
 
@@ -164,9 +164,7 @@ public final class RecordStore: Sendable {
     ///   - isCompletePage: `false` for one page of a paginated GET: orphans are then kept.
     @discardableResult
     public func save(_ result: MappingResult, of response: Response, isCompletePage: Bool = true) async throws -> SaveSummary {
-        try refuseWriting("save")
-        let saver = RecordSaver(store: self, isCompletePage: isCompletePage)
-        return try await naming { try await pool.write { db in try saver.save(result, of: response, db) } }
+        try await save(result, of: response, isCompletePage: isCompletePage, checkpoints: [])
     }
 
     /// Maps a response with the store's mapper and saves it.

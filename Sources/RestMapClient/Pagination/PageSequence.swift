@@ -10,6 +10,10 @@ public struct Page: Sendable {
     public var response: ClientResponse
     /// Set on the last page: why no page follows.
     public var stopReason: StopReason?
+    /// The URL of the page that follows, when one does and is known (pages fetched one at a
+    /// time), also when the run stops at a page limit: where a later run goes on
+    /// (`pages(route:…resumingAt:)`).
+    public var nextURL: String? = nil
 
     /// The page's root records.
     public var records: [Record] { response.result.records }
@@ -40,7 +44,8 @@ extension RestClient {
     ///   - concurrency: pages fetched at once when the page count is known up front (kinds
     ///     page and offset); pages are still delivered in order.
     public func pages(route name: String, parameters: [String: String] = [:], query: [String: String] = [:],
-                      headers: HTTPFields = [:], maxPages: Int? = nil, concurrency: Int = 1) -> PageSequence {
+                      headers: HTTPFields = [:], maxPages: Int? = nil, concurrency: Int = 1,
+                      resumingAt resume: PageResumePoint? = nil) -> PageSequence {
         let named = mapper.schema.routes.first { $0.name == name }
         let start: Result<(String, String), ClientError>
         do {
@@ -51,7 +56,7 @@ extension RestClient {
         }
         let pagination = named?.pagination ?? mapper.schema.pagination
         return pages(start: start, pagination: named == nil ? nil : pagination, parameters: parameters, query: query,
-                     headers: headers.dictionary, maxPages: maxPages, concurrency: concurrency)
+                     headers: headers.dictionary, maxPages: maxPages, concurrency: concurrency, resume: resume)
     }
 
     /// The pages of a path relative to the base URL, with the pagination of the named route whose
@@ -66,7 +71,8 @@ extension RestClient {
     }
 
     private func pages(start: Result<(String, String), ClientError>, pagination: Pagination?, parameters: [String: String],
-                       query: [String: String], headers: [String: String], maxPages: Int?, concurrency: Int) -> PageSequence {
+                       query: [String: String], headers: [String: String], maxPages: Int?, concurrency: Int,
+                       resume: PageResumePoint? = nil) -> PageSequence {
         let given = [maxPages, pagination?.maxPages].compactMap { $0 }.min()
         let limit = PageLimit(count: given ?? configuration.maxPages, isDefaultCap: given == nil)
         let firstURL = (try? start.get()).flatMap { _, path in
@@ -78,7 +84,8 @@ extension RestClient {
                 do {
                     let (method, path) = try start.get()
                     var pager = Pager(client: self, pagination: pagination, method: method, path: path, parameters: parameters,
-                                      query: query, headers: headers, limit: limit, concurrency: max(1, concurrency))
+                                      query: query, headers: headers, limit: limit, concurrency: resume == nil ? max(1, concurrency) : 1)
+                    pager.resume = resume
                     try await pager.run { continuation.yield($0) }
                     continuation.finish()
                 } catch {
@@ -87,6 +94,19 @@ extension RestClient {
             }
             continuation.onTermination = { _ in task.cancel() }
         } }, firstURL: firstURL)
+    }
+}
+
+/// Where an interrupted run of pages goes on: the URL of the next page and its number.
+public struct PageResumePoint: Sendable, Hashable, Codable {
+    /// The next page's URL (`Page.nextURL` of the last page received).
+    public var url: String
+    /// Its page number (the last page's number + 1).
+    public var number: Int
+
+    public init(url: String, number: Int) {
+        self.url = url
+        self.number = number
     }
 }
 
@@ -111,6 +131,8 @@ struct Pager {
     let query: [String: String]
     let headers: [String: String]
     let limit: PageLimit
+    /// Where the run starts instead of the first page.
+    var resume: PageResumePoint?
     let concurrency: Int
 
     /// The key paths read from every page, and their positions in `values`.
@@ -156,8 +178,8 @@ struct Pager {
             deliver(Page(number: 1, response: response, stopReason: .notPaginated))
             return
         }
-        var url = try pageURL(number: 1, cursor: nil)
-        var number = 1
+        var url = try resume?.url ?? pageURL(number: 1, cursor: nil)
+        var number = resume?.number ?? 1
         var exchange = try await receive(url: url)
         /// The page count the first page told (page and offset kinds).
         var pageCount: Int?
@@ -174,7 +196,7 @@ struct Pager {
                 throw error
             }
             let (stop, next) = decide(number: number, response: response)
-            deliver(Page(number: number, response: response, stopReason: stop))
+            deliver(Page(number: number, response: response, stopReason: stop, nextURL: next))
             guard stop == nil, let next else {
                 ahead?.task.cancel()
                 return
@@ -315,7 +337,7 @@ struct Pager {
             }
             next = resolved
         }
-        if number >= limit.count { return (limit.stopReason, nil) }
+        if number >= limit.count { return (limit.stopReason, next) }
         return (nil, next)
     }
 

@@ -189,6 +189,25 @@ public enum RestMapGrammar {
         Property("modifiedBy", .dictionary(.string(.text)), "Attribute that orders versions, by entity."),
     ])
 
+    static let syncResource = ObjectShape("syncResource", "A resource restmap sync keeps in step with the service.", [
+        Property("route", .string(.text), required: true, "Named GET route fetched; its parameters come from each parent record."),
+        Property("entity", .string(.entityName), required: true, "Entity of the records the route returns; it needs identifiedBy."),
+        Property("parent", .object(ObjectShape("parent", "Fan-out: the route runs once per stored record of this entity.", [
+            Property("entity", .string(.entityName), required: true, "The parent entity."),
+            Property("parameters", .dictionary(.string(.text)),
+                     "route parameter: parent attribute; a parameter not listed takes the attribute of its own name."),
+        ])), "Fan-out over parent records; parents synced in the same run come first."),
+        Property("cursor", .object(ObjectShape("cursor", "Incremental state: fetch only what changed since the last run.", [
+            Property("attribute", .string(.text), required: true, "Attribute of the records that grows with each change (a date or a number)."),
+            Property("parameter", .string(.text), "Query parameter carrying the state (since=…); required unless filter: client."),
+            Property("start", .string(.text), "State of the first run; without it the first run sends no parameter."),
+            Property("lookback", .integer(minimum: 0), "Re-read this much before the state: seconds for dates, units for numbers; default 0."),
+            Property("filter", .enumeration(["server", "client"]),
+                     "server: the API filters by the parameter; client: fetch all and keep the newer records. Default server."),
+            Property("ordered", .boolean, "The API answers in ascending cursor order: the state advances with each page. Default false."),
+        ])), "Incremental state; without it every run re-reads the whole resource."),
+    ])
+
     /// The whole file.
     public static let schema = Shape.object(ObjectShape("schema", "A RestMap schema file.", [
         Property("restmap", .integer(minimum: 1), required: true, "Format version: 1."),
@@ -210,5 +229,6 @@ public enum RestMapGrammar {
         Property("requests", .list(.object(request)), "Request descriptors."),
         Property("pagination", .object(pagination), "Default pagination."),
         Property("store", .object(store), "Persistence."),
+        Property("sync", .dictionary(.object(syncResource)), "Resources restmap sync keeps in step with the service, by name."),
     ]))
 }

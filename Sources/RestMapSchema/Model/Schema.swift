@@ -35,6 +35,8 @@ public struct Schema: Sendable {
     public var client: ClientSettings
     /// The raw `store:` section (validated structurally).
     public var store: SchemaNode?
+    /// The resources `restmap sync` keeps in step, in file order.
+    public var sync: [SyncResource] = []
     /// The whole document as loaded.
     public var root: SchemaNode
 

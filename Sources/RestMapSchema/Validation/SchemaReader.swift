@@ -105,6 +105,7 @@ final class SchemaReader {
         schema.routes = (root["routes"]?.mapping ?? []).compactMap(readNamedRoute)
         schema.requests = (root["requests"]?.sequence ?? []).compactMap(readRequest)
         schema.auth = readAuth(root["auth"], routes: schema.routes)
+        schema.sync = (root["sync"]?.mapping ?? []).compactMap(readSyncResource)
 
         if !isCancelled { SemanticChecks(schema: schema, suggester: suggester).run(into: &diagnostics) }
         if let warning = suggester.exhaustionWarning(file: file) { diagnostics.append(warning) }
@@ -592,6 +593,37 @@ final class SchemaReader {
         }
         guard let spec = route(pair.value) else { return nil }
         return NamedRoute(name: name, location: pair.key.location, method: spec.method ?? "GET", pattern: spec.pattern, pagination: nil)
+    }
+
+    func readSyncResource(_ pair: SchemaNode.Pair) -> SyncResource? {
+        let node = pair.value
+        guard let name = pair.key.scalarText, let routeNode = node["route"], let route = routeNode.stringValue,
+              let entityNode = node["entity"], let entity = entityNode.stringValue else { return nil }
+        if ["status", "reset"].contains(name) {
+            error("'\(name)' cannot name a sync resource: restmap sync \(name) is a subcommand", at: pair.key)
+        }
+        var parent: SyncParent?
+        if let parentNode = node["parent"], let parentEntity = parentNode["entity"], let parentName = parentEntity.stringValue {
+            var parameters: [String: Located<String>] = [:]
+            for item in parentNode["parameters"]?.mapping ?? [] {
+                guard let parameter = item.key.scalarText, let attribute = item.value.stringValue else { continue }
+                parameters[parameter] = Located(attribute, at: item.value.textLocation)
+            }
+            parent = SyncParent(entity: Located(parentName, at: parentEntity.textLocation), parameters: parameters)
+        }
+        var cursor: SyncCursor?
+        if let cursorNode = node["cursor"], let attributeNode = cursorNode["attribute"], let attribute = attributeNode.stringValue {
+            let filter = cursorNode["filter"]?.stringValue.flatMap(SyncCursor.Filter.init(rawValue:)) ?? .server
+            let parameter = cursorNode["parameter"]?.scalarText
+            if filter == .server, parameter == nil {
+                error("a cursor filtered by the server needs 'parameter' (the query parameter carrying the state), or filter: client", at: cursorNode)
+            }
+            cursor = SyncCursor(attribute: Located(attribute, at: attributeNode.textLocation), parameter: parameter,
+                                start: cursorNode["start"]?.scalarText, lookback: cursorNode["lookback"]?.intValue ?? 0,
+                                filter: filter, ordered: cursorNode["ordered"]?.boolValue ?? false)
+        }
+        return SyncResource(name: name, location: pair.key.location, route: Located(route, at: routeNode.textLocation),
+                            entity: Located(entity, at: entityNode.textLocation), parent: parent, cursor: cursor)
     }
 
     func readRequest(_ node: SchemaNode) -> RequestDescriptor? {

@@ -116,6 +116,8 @@ struct SemanticChecks {
             for name in request.keyedBy { attribute(name, of: entity, "keyedBy") }
         }
         checkStore(reference: { _ = reference($0, $1) }, attribute: attribute)
+        let syncDiagnostics = checkSync(reference: reference, attribute: attribute)
+        diagnostics += syncDiagnostics
 
         // An entity reached from a used one is used too.
         var reachable = used
@@ -172,6 +174,62 @@ struct SemanticChecks {
 
     /// The most pairs of conditions compared to find matchers that can never match.
     static let shadowCheckLimit = 1_000_000
+
+    /// The `sync:` resources: routes that exist and are GETs, identified entities, parents that
+    /// fill every route parameter, cursor attributes, and an order of resources without a cycle.
+    func checkSync(reference: (Located<String>, String) -> Entity?, attribute: (Located<String>, Entity, String) -> Void) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for resource in schema.sync {
+            let entity = reference(resource.entity, "sync resource '\(resource.name)'")
+            if let entity, entity.identifiedBy.isEmpty {
+                diagnostics.append(.error(
+                    "sync resource '\(resource.name)' keeps entity '\(entity.name)', which has no identifiedBy: a sync upserts by identity, so re-read records never repeat",
+                    at: resource.entity.location))
+            }
+            if let entity, let cursor = resource.cursor { attribute(cursor.attribute, entity, "cursor") }
+            guard let route = schema.routes.first(where: { $0.name == resource.route.value }) else {
+                let hint = suggester.hint(for: resource.route.value, in: "routes", schema.routes.map(\.name))
+                diagnostics.append(.error("no route named '\(resource.route.value)'\(hint)", at: resource.route.location))
+                continue
+            }
+            if route.method != "GET" {
+                diagnostics.append(.error("route '\(route.name)' is a \(route.method); a sync resource reads with a GET route",
+                                          at: resource.route.location))
+            }
+            guard let parent = resource.parent else {
+                if let first = route.pattern.parameterNames.first {
+                    diagnostics.append(.error(
+                        "route '\(route.name)' has the parameter ':\(first)'; give 'parent' (the entity whose records fill it)",
+                        at: resource.route.location))
+                }
+                continue
+            }
+            if parent.entity.value == resource.entity.value {
+                diagnostics.append(.error(
+                    "sync resource '\(resource.name)' fans out over its own entity '\(parent.entity.value)', which restmap sync does not support yet",
+                    at: parent.entity.location))
+            }
+            guard let parentEntity = reference(parent.entity, "sync parent"), parentEntity.dynamic == nil else { continue }
+            for (parameter, attributeName) in parent.parameters.sorted(by: { $0.key < $1.key }) {
+                if !route.pattern.parameterNames.contains(parameter) {
+                    diagnostics.append(.error("route '\(route.name)' has no parameter ':\(parameter)'", at: attributeName.location))
+                }
+                attribute(attributeName, parentEntity, "sync parent parameter")
+            }
+            for parameter in route.pattern.parameterNames where parent.parameters[parameter] == nil
+                && attributeNames[parentEntity.name]?.contains(parameter) != true {
+                diagnostics.append(.error(
+                    "route parameter ':\(parameter)' has no value: entity '\(parentEntity.name)' has no attribute '\(parameter)'; map it in parent.parameters",
+                    at: parent.entity.location))
+            }
+        }
+        if let cycle = SyncOrder.cycle(in: schema.sync) {
+            diagnostics.append(.error(
+                "sync resources depend on each other in a cycle: " + cycle.map(\.name).joined(separator: " → "),
+                at: cycle[0].location))
+        }
+        return diagnostics
+    }
 
     func checkStore(reference: (Located<String>, String) -> Void,
                     attribute: (Located<String>, Entity, String) -> Void) {

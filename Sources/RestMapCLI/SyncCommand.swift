@@ -1,0 +1,173 @@
+import ArgumentParser
+import Foundation
+import RestMap
+import RestMapClient
+import RestMapStore
+import RestMapSync
+
+/// `restmap sync`: keep a store in step with a service, as the schema's `sync:` says.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Keep a SQLite store in step with a service: incremental, fanned out over parents, resumable.",
+        discussion: """
+            Runs the schema's sync: resources (Docs/Sync.md), parents first. Each page is saved with the state \
+            that follows it in one transaction: kill it at any moment and run it again, and it goes on where it \
+            stopped without storing any record twice. Exit status: 0 when every resource synced, 1 when some \
+            failed (the others are still committed and reported), 3 for a transport failure, 2 for a usage problem.
+
+            Examples:
+              restmap sync --schema Schemas/sync.yaml --db sync.sqlite --base-url http://127.0.0.1:8080
+              restmap sync status --schema Schemas/sync.yaml --db sync.sqlite
+              restmap sync reset --schema Schemas/sync.yaml --db sync.sqlite events --parent accountID=1
+            """,
+        subcommands: [SyncRunCommand.self, SyncStatusCommand.self, SyncResetCommand.self],
+        defaultSubcommand: SyncRunCommand.self)
+}
+
+/// The options the sync commands share: the client's and the database.
+struct SyncOptionsGroup: ParsableArguments {
+    @OptionGroup var client: ClientOptions
+
+    @Option(name: .long, help: ArgumentHelp("The SQLite database file (created when missing).", valueName: "file"))
+    var db: String
+
+    func synchronizer(reading: Bool = false) throws -> Synchronizer {
+        let client = try self.client.makeClient()
+        let store = try StoreFailure.report {
+            reading ? try RecordStore(readingAt: db, mapper: client.mapper) : try RecordStore(path: db, mapper: client.mapper)
+        }
+        return Synchronizer(client: client, store: store)
+    }
+}
+
+struct SyncRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Sync the resources (all, or those named), parents first.",
+        discussion: """
+            Examples:
+              restmap sync --schema Schemas/sync.yaml --db sync.sqlite --base-url http://127.0.0.1:8080
+              restmap sync run --schema Schemas/sync.yaml --db sync.sqlite events --full-refresh
+            """)
+
+    @OptionGroup var options: SyncOptionsGroup
+
+    @Flag(name: .customLong("full-refresh"), help: "Re-read everything from each cursor's start, ignoring the state.")
+    var fullRefresh = false
+
+    @Option(name: .customLong("max-pages"), help: ArgumentHelp("At most this many pages per resource and parent; the next run goes on from there.", valueName: "count"))
+    var maxPages: Int?
+
+    @Option(name: .long, help: "Output at the end: text (one line per resource) or json (a machine-readable summary).")
+    var format: SummaryFormat = .text
+
+    @Argument(help: ArgumentHelp("Resources to sync (default: all).", valueName: "RESOURCE"))
+    var resources: [String] = []
+
+    enum SummaryFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    func validate() throws {
+        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
+    }
+
+    func run() async throws {
+        let synchronizer = try options.synchronizer()
+        var reports: [SyncResourceReport] = []
+        var failure: (any Error)?
+        do {
+            for try await event in synchronizer.run(SyncOptions(resources: resources, fullRefresh: fullRefresh, maxPages: maxPages)) {
+                switch event {
+                case .resourceStarted(let resource, let parents):
+                    Terminal.error("restmap: sync \(resource): \(parents) run\(parents == 1 ? "" : "s")\n")
+                case .pageSaved(let resource, let parent, let page, let records):
+                    Terminal.error("restmap: sync \(resource)\(parent.isEmpty ? "" : " [\(parent)]"): page \(page), \(records) record\(records == 1 ? "" : "s")\n")
+                case .note(let text):
+                    Terminal.error("restmap: note: \(text)\n")
+                case .resourceFinished(let report):
+                    reports.append(report)
+                    for message in report.failures { Terminal.error("restmap: sync failed: \(message)\n") }
+                }
+            }
+        } catch {
+            failure = error
+        }
+        await synchronizer.client.shutdown()
+        if let failure {
+            Terminal.error("restmap: \(failure)\n")
+            throw ExitCode.failure
+        }
+        switch format {
+        case .text:
+            for report in reports {
+                print("\(report.resource): \(report.parents) run\(report.parents == 1 ? "" : "s"), \(report.pages) pages, \(report.records) records"
+                    + (report.failures.isEmpty ? "" : ", \(report.failures.count) failed"))
+            }
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(["resources": reports]), as: UTF8.self))
+        }
+        if reports.contains(where: \.transportFailed) { throw ExitCode(3) }
+        if reports.contains(where: { !$0.failures.isEmpty }) { throw ExitCode.failure }
+    }
+}
+
+struct SyncStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "The state of every resource and parent: cursor, last run, records, pages, stop reason, last error.",
+        discussion: """
+            Example:
+              restmap sync status --schema Schemas/sync.yaml --db sync.sqlite
+            """)
+
+    @OptionGroup var options: SyncOptionsGroup
+
+    func run() async throws {
+        let synchronizer = try options.synchronizer(reading: true)
+        let statuses = try await StoreFailure.report { try await synchronizer.status() }
+        await synchronizer.client.shutdown()
+        for status in statuses {
+            let state = status.state
+            var fields = ["cursor \(state.highWater?.description ?? "none")", "\(state.records) records", "\(state.pages) pages"]
+            if let lastRun = state.lastRun { fields.append("last run \(SyncCursorValue.date(lastRun))") }
+            if state.resume != nil { fields.append("unfinished: resumes at page \(state.resume!.number)") }
+            if let stop = state.stopReason { fields.append("stopped: \(stop)") }
+            if let error = state.lastError { fields.append("last error: \(error)") }
+            print("\(status.resource)\(status.parent.isEmpty ? "" : " [\(status.parent)]"): " + fields.joined(separator: ", "))
+        }
+        Terminal.error("restmap: \(statuses.count) state\(statuses.count == 1 ? "" : "s")\n")
+    }
+}
+
+struct SyncResetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset",
+        abstract: "Forget a resource's state (the next run reads from the cursor's start), or set it.",
+        discussion: """
+            Examples:
+              restmap sync reset --schema Schemas/sync.yaml --db sync.sqlite events
+              restmap sync reset --schema Schemas/sync.yaml --db sync.sqlite events --parent accountID=1 --to 2026-01-01T00:00:00Z
+            """)
+
+    @OptionGroup var options: SyncOptionsGroup
+
+    @Option(name: .long, help: ArgumentHelp("Only this parent, as status names it (accountID=1).", valueName: "parent"))
+    var parent: String?
+
+    @Option(name: .long, help: ArgumentHelp("Set the cursor to this value instead of forgetting it.", valueName: "value"))
+    var to: String?
+
+    @Argument(help: ArgumentHelp("The resource.", valueName: "RESOURCE"))
+    var resource: String
+
+    func run() async throws {
+        let synchronizer = try options.synchronizer()
+        let changed = try await StoreFailure.report { try await synchronizer.reset(resource: resource, parent: parent, to: to) }
+        await synchronizer.client.shutdown()
+        Terminal.error("restmap: \(to == nil ? "forgot" : "set") \(changed) state\(changed == 1 ? "" : "s") of \(resource)\n")
+    }
+}
