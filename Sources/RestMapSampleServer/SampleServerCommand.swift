@@ -10,7 +10,7 @@ import NIOPosix
 struct SampleServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restmap-sample-server",
-        abstract: "Serve the seed APIs (MongoHQ, Stashboard, GitHub-like, task list, RSAPI, articles) from the Samples data.",
+        abstract: "Serve the seed APIs (MongoHQ, Stashboard, GitHub-like, task list, RSAPI, articles) from the Samples data, and a changing dataset for sync engines.",
         discussion: """
             Prints one line, "listening on http://HOST:PORT", on standard output once it accepts connections; \
             logs go to standard error. The endpoints, test credentials and fault parameters are in Docs/SampleServer.md.
@@ -31,6 +31,15 @@ struct SampleServerCommand: AsyncParsableCommand {
 
     @Option(help: "How many articles the paginated article collections have.")
     var articles = 95
+
+    @Option(name: .customLong("sync-accounts"), help: "How many accounts the /sync dataset has.")
+    var syncAccounts = 3
+
+    @Option(name: .customLong("sync-events"), help: "How many events each /sync account starts with.")
+    var syncEvents = 20
+
+    @Option(name: .customLong("sync-notes"), help: "How many notes each /sync account has.")
+    var syncNotes = 5
 
     @Option(help: "The accepted bearer token.")
     var token = "sample-token"
@@ -56,6 +65,12 @@ struct SampleServerCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
         guard (0...1_000_000).contains(repositories) else { throw ValidationError("--repositories must be in 0...1000000") }
         guard (0...1_000_000).contains(articles) else { throw ValidationError("--articles must be in 0...1000000") }
+        guard (0...100_000).contains(syncAccounts) else { throw ValidationError("--sync-accounts must be in 0...100000") }
+        for (name, perAccount) in [("--sync-events", syncEvents), ("--sync-notes", syncNotes)] {
+            guard (0...1_000_000).contains(perAccount), syncAccounts * perAccount <= 1_000_000 else {
+                throw ValidationError("\(name) must be in 0...1000000, and --sync-accounts times \(name) at most 1000000")
+            }
+        }
         guard allowRemote || Self.loopbackHosts.contains(host) else {
             throw ValidationError("--host \(host) is not a loopback address; pass --allow-remote to bind it")
         }
@@ -90,7 +105,8 @@ struct SampleServerCommand: AsyncParsableCommand {
         router.add(middleware: NotFoundMiddleware())
         try APIs.register(
             on: router, data: samples, credentials: credentials, faultCounter: faultCounter, requestLog: requestLog,
-            repositories: repositories, articles: articles
+            repositories: repositories, articles: articles,
+            sync: SyncAPI.Size(accounts: syncAccounts, events: syncEvents, notes: syncNotes)
         )
         router.answerMethodNotAllowed()
         let application = Application(

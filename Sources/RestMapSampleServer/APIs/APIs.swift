@@ -4,7 +4,7 @@ import Hummingbird
 enum APIs {
     static func register(
         on router: Router<SampleRequestContext>, data: SampleData, credentials: Credentials, faultCounter: FaultCounter,
-        requestLog: RequestLog, repositories: Int, articles: Int
+        requestLog: RequestLog, repositories: Int, articles: Int, sync: SyncAPI.Size
     ) throws(SampleData.LoadError) {
         requestLog.register(on: router)
         try MongoHQAPI(data: data, credentials: credentials).register(on: router)
@@ -14,5 +14,6 @@ enum APIs {
         try RSAPIAPI(data: data, credentials: credentials, faultCounter: faultCounter).register(on: router)
         try StaticAPI.register(on: router, data: data)
         ArticlesAPI(count: articles, credentials: credentials).register(on: router)
+        SyncAPI(size: sync).register(on: router)
     }
 }

@@ -8,11 +8,11 @@ struct Paging: Sendable {
     var total: Int
 
     /// Reads `page` (or a synonym from `pageNames`) and `per_page` from a request, clamping the
-    /// size to 1…100 (the fault `ignore-per-page` keeps `defaultSize`); `nil` when a value is not an integer or the page is below 1.
-    static func read(_ request: RouteRequest, pageNames: [String] = ["page"], defaultSize: Int, total: Int) -> Paging? {
+    /// size to 1…`maximumSize` (the fault `ignore-per-page` keeps `defaultSize`); `nil` when a value is not an integer or the page is below 1.
+    static func read(_ request: RouteRequest, pageNames: [String] = ["page"], defaultSize: Int, maximumSize: Int = 100, total: Int) -> Paging? {
         guard let page = request.integer(pageNames, default: 1), page >= 1,
               let size = request.faults.ignorePerPage ? defaultSize : request.integer(["per_page"], default: defaultSize) else { return nil }
-        return Paging(page: page, perPage: min(max(size, 1), 100), total: total)
+        return Paging(page: page, perPage: min(max(size, 1), maximumSize), total: total)
     }
 
     /// The answer to a page or size that is not a positive integer.
