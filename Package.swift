@@ -198,6 +198,7 @@ let package = Package(
         .target(name: "RestMapTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
         .testTarget(name: "RestMapClientTests", dependencies: [.product(name: "HTTPTypes", package: "swift-http-types"), "RestMapClient", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
         .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapSyncTests", dependencies: ["RestMapTestSupport"]),
         .testTarget(name: "RestMapSampleServerTests", dependencies: ["RestMapJSON", "RestMapTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

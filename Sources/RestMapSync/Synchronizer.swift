@@ -224,7 +224,13 @@ public struct Synchronizer: Sendable {
 
     private func loadState(_ key: String) async throws -> SyncState? {
         guard let checkpoint = try await store.checkpoints(withPrefix: key).first(where: { $0.key == key }) else { return nil }
-        return try JSONDecoder().decode(SyncState.self, from: Data(checkpoint.value.utf8))
+        return try Self.decode(checkpoint.value)
+    }
+
+    static func decode(_ text: String) throws -> SyncState {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(SyncState.self, from: Data(text.utf8))
     }
 
     static func encode(_ state: SyncState) throws -> String {
@@ -250,12 +256,9 @@ public struct Synchronizer: Sendable {
 
     /// The state of every (resource, parent) run so far, by resource then parent.
     public func status() async throws -> [SyncStatus] {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try await store.checkpoints(withPrefix: SyncKey.prefix).compactMap { checkpoint in
+        try await store.checkpoints(withPrefix: SyncKey.prefix).compactMap { checkpoint in
             guard let (resource, parent) = SyncKey.parts(of: checkpoint.key) else { return nil }
-            return SyncStatus(resource: resource, parent: parent,
-                              state: try decoder.decode(SyncState.self, from: Data(checkpoint.value.utf8)))
+            return SyncStatus(resource: resource, parent: parent, state: try Self.decode(checkpoint.value))
         }
     }
 
