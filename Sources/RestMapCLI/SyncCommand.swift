@@ -59,6 +59,9 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-pages"), help: ArgumentHelp("At most this many pages per resource and parent; the next run goes on from there.", valueName: "count"))
     var maxPages: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Parents of one resource synced at once (1-64).", valueName: "count"))
+    var concurrency = 1
+
     @Option(name: .long, help: "Output at the end: text (one line per resource) or json (a machine-readable summary).")
     var format: SummaryFormat = .text
 
@@ -71,6 +74,7 @@ struct SyncRunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
+        guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 64") }
     }
 
     func run() async throws {
@@ -78,7 +82,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         var reports: [SyncResourceReport] = []
         var failure: (any Error)?
         do {
-            for try await event in synchronizer.run(SyncOptions(resources: resources, fullRefresh: fullRefresh, maxPages: maxPages)) {
+            for try await event in synchronizer.run(SyncOptions(resources: resources, fullRefresh: fullRefresh, maxPages: maxPages, concurrency: concurrency)) {
                 switch event {
                 case .resourceStarted(let resource, let parents):
                     Terminal.error("restmap: sync \(resource): \(parents) run\(parents == 1 ? "" : "s")\n")

@@ -62,6 +62,8 @@ public struct SyncState: Sendable, Codable, Hashable {
     public var runNewest: SyncCursorValue?
     /// Where the run in progress goes on (the next page), when one was interrupted.
     public var resume: PageResumePoint?
+    /// The end of the date window in progress.
+    public var windowEnd: Date?
     /// The cursor the state belongs to (attribute, parameter, filter): another one starts over.
     public var cursorSignature: String
     /// When the last run ended.

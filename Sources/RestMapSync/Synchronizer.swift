@@ -39,11 +39,14 @@ public struct SyncOptions: Sendable {
     public var fullRefresh = false
     /// At most this many pages per (resource, parent) run; the run then stops and resumes later.
     public var maxPages: Int?
+    /// Parents of one resource synced at once.
+    public var concurrency = 1
 
-    public init(resources: [String] = [], fullRefresh: Bool = false, maxPages: Int? = nil) {
+    public init(resources: [String] = [], fullRefresh: Bool = false, maxPages: Int? = nil, concurrency: Int = 1) {
         self.resources = resources
         self.fullRefresh = fullRefresh
         self.maxPages = maxPages
+        self.concurrency = concurrency
     }
 }
 
@@ -87,25 +90,55 @@ public struct Synchronizer: Sendable {
         return ordered.filter { names.contains($0.name) }
     }
 
-    private func runAll(_ options: SyncOptions, _ emit: (SyncEvent) -> Void) async throws {
+    private func runAll(_ options: SyncOptions, _ emit: @escaping @Sendable (SyncEvent) -> Void) async throws {
         for resource in try resources(named: options.resources) {
             try Task.checkCancellation()
             let parents = try await parentRuns(of: resource)
             emit(.resourceStarted(resource: resource.name, parents: parents.count))
             var report = SyncResourceReport(resource: resource.name, parents: parents.count, pages: 0, records: 0,
                                             failures: [], transportFailed: false)
-            for parent in parents {
-                do {
-                    let (pages, records) = try await runOne(resource, parent: parent, options: options, emit)
-                    report.pages += pages
-                    report.records += records
-                } catch let error as ClientError {
-                    report.failures.append("\(resource.name)\(parent.key.isEmpty ? "" : " [\(parent.key)]"): \(error)")
-                    report.transportFailed = report.transportFailed || error.exitStatus == 3
-                    try await recordFailure(resource, parent: parent, message: error.description)
+            // Up to `concurrency` parents at once; the store serializes the saves.
+            try await withThrowingTaskGroup(of: ParentOutcome.self) { group in
+                var pending = parents.makeIterator()
+                func startNext() {
+                    guard let parent = pending.next() else { return }
+                    group.addTask { try await self.outcome(resource, parent: parent, options: options, emit) }
+                }
+                for _ in 0..<max(1, options.concurrency) { startNext() }
+                for try await outcome in group {
+                    report.pages += outcome.pages
+                    report.records += outcome.records
+                    if let failure = outcome.failure {
+                        report.failures.append(failure.message)
+                        report.transportFailed = report.transportFailed || failure.isTransport
+                    }
+                    startNext()
                 }
             }
+            report.failures.sort()
             emit(.resourceFinished(report))
+        }
+    }
+
+    /// How one (resource, parent) run ended.
+    struct ParentOutcome: Sendable {
+        var pages = 0
+        var records = 0
+        var failure: (message: String, isTransport: Bool)?
+    }
+
+    /// Runs one (resource, parent); a client error is its failure (recorded in its state), not the run's.
+    private func outcome(_ resource: SyncResource, parent: ParentRun, options: SyncOptions,
+                         _ emit: @escaping @Sendable (SyncEvent) -> Void) async throws -> ParentOutcome {
+        do {
+            let (pages, records) = try await runOne(resource, parent: parent, options: options, emit)
+            return ParentOutcome(pages: pages, records: records)
+        } catch let error as ClientError {
+            try await recordFailure(resource, parent: parent, message: error.description)
+            return ParentOutcome(failure: ("\(resource.name)\(parent.key.isEmpty ? "" : " [\(parent.key)]"): \(error)", error.exitStatus == 3))
+        } catch let error as SyncError {
+            try await recordFailure(resource, parent: parent, message: error.description)
+            return ParentOutcome(failure: (error.description, false))
         }
     }
 
@@ -128,95 +161,85 @@ public struct Synchronizer: Sendable {
         }
     }
 
-    struct ParentRun {
+    struct ParentRun: Sendable {
         var key: String
         var parameters: [String: String]
     }
 
-    /// Fetches, filters and saves the pages of one (resource, parent), each with its state.
+    /// Fetches, filters and saves the pages of one (resource, parent), each with its state:
+    /// one range of the cursor, or each date window of it in turn.
     private func runOne(_ resource: SyncResource, parent: ParentRun, options: SyncOptions,
-                        _ emit: (SyncEvent) -> Void) async throws -> (pages: Int, records: Int) {
+                        _ emit: @escaping @Sendable (SyncEvent) -> Void) async throws -> (pages: Int, records: Int) {
         let key = SyncKey.key(resource: resource.name, parent: parent.key)
         let signature = SyncState.signature(of: resource.cursor)
         var state = try await loadState(key) ?? SyncState(cursorSignature: signature)
+        let label = "\(resource.name)\(parent.key.isEmpty ? "" : " [\(parent.key)]")"
         if state.cursorSignature != signature {
-            emit(.note("\(resource.name)\(parent.key.isEmpty ? "" : " [\(parent.key)]"): the cursor changed in the schema; its state starts over"))
+            emit(.note("\(label): the cursor changed in the schema; its state starts over"))
             state = SyncState(cursorSignature: signature)
         }
-        if options.fullRefresh {
-            state.resume = nil
-            state.runNewest = nil
-        }
-        let cursor = resource.cursor
-        let resume = state.resume
-        if resume == nil {
+        if options.fullRefresh { state.resume = nil }
+        if state.resume == nil {
             // A new run: counts start again; the state it reads from is the high-water mark.
             state.records = 0
             state.pages = 0
             state.runNewest = nil
         }
-        let baseline: SyncCursorValue? = options.fullRefresh ? nil : state.highWater
-        var query: [String: String] = [:]
-        if let cursor, cursor.filter == .server, let parameter = cursor.parameter {
-            if let baseline {
-                query[parameter] = baseline.moved(back: cursor.lookback).description
-            } else if let start = cursor.start {
-                query[parameter] = start
-            }
+        var run = PageRun(resource: resource, parent: parent, key: key, label: label, fullRefresh: options.fullRefresh,
+                          maxPages: options.maxPages, baseline: options.fullRefresh ? nil : state.highWater)
+        guard let cursor = resource.cursor, cursor.filter == .server, let parameter = cursor.parameter else {
+            try await runPages(&run, query: [:], state: &state, last: true, emit)
+            return (run.pages, run.kept)
         }
-        var pages = 0, kept = 0
-        let sequence = client.pages(route: resource.route.value, parameters: parent.parameters, query: resume == nil ? query : [:],
-                                    maxPages: options.maxPages, resumingAt: resume)
-        for try await page in sequence {
-            try Task.checkCancellation()
-            var records = page.records.filter { $0.entity == resource.entity.value }
-            if let cursor, cursor.filter == .client, let baseline {
-                records = records.filter { record in
-                    SyncCursorValue(record[cursor.attribute.value].value).map { $0 > baseline } ?? true
-                }
-            }
-            if let cursor {
-                let newest = records.compactMap { SyncCursorValue($0[cursor.attribute.value].value) }.max()
-                state.runNewest = [state.runNewest, newest].compactMap { $0 }.max()
-            }
-            pages += 1
-            kept += records.count
-            state.pages += 1
-            state.records += records.count
-            state.lastError = nil
-            if let next = page.nextURL {
-                // More pages follow (also when a page limit stops this run): go on there next time.
-                state.resume = PageResumePoint(url: next, number: page.number + 1)
-                if cursor?.ordered == true, let newest = state.runNewest {
-                    state.highWater = max(state.highWater ?? newest, newest)
-                }
-            } else {
-                // The last page (or a stop): the run is over; the high-water mark moves now.
-                state.resume = nil
-                if let newest = state.runNewest, page.stopReason?.isIncomplete != true {
-                    state.highWater = options.fullRefresh ? newest : max(state.highWater ?? newest, newest)
-                }
-                state.runNewest = nil
-                state.stopReason = page.stopReason?.description
-                state.lastRun = Date()
-            }
-            let checkpoint = StoreCheckpoint(key: key, value: try Self.encode(state))
-            let response = Response(method: "GET", path: page.response.url, status: page.response.status.code, body: [])
-            let keep = records.isEmpty && cursor?.filter == .client ? nil : page.response.result
-            if let keep {
-                // A sync response is never "the whole answer": the store's orphan rules do not run on it.
-                try await store.save(keep, of: response, isCompletePage: false, checkpoints: [checkpoint])
-            } else {
-                try await store.setCheckpoints([checkpoint])
-            }
-            emit(.pageSaved(resource: resource.name, parent: parent.key, page: page.number, records: records.count))
+        let from = run.baseline?.moved(back: cursor.lookback) ?? cursor.start.map { Self.cursorValue(parsing: $0, like: nil) }
+        guard let window = cursor.window, let endParameter = cursor.endParameter else {
+            try await runPages(&run, query: from.map { [parameter: $0.description] } ?? [:], state: &state, last: true, emit)
+            return (run.pages, run.kept)
         }
-        return (pages, kept)
+        // Date windows [start, start + window) up to now; a window interrupted goes on from its
+        // resume point, and the state moves to each window's end once it is complete.
+        guard case .date(var start)? = from else {
+            throw SyncError("\(label): date windows need a date to start from: give the cursor a 'start'")
+        }
+        let now = Date()
+        if state.resume != nil {
+            let end = state.windowEnd ?? now
+            try await runPages(&run, query: [:], state: &state, last: end >= now, completing: .date(end), emit)
+            start = max(start, end)
+        }
+        while start < now {
+            let end = min(start.addingTimeInterval(Double(window)), now)
+            state.windowEnd = end
+            try await runPages(&run, query: [parameter: SyncCursorValue.date(start).description, endParameter: SyncCursorValue.date(end).description],
+                               state: &state, last: end >= now, completing: .date(end), emit)
+            start = end
+            if run.stopped { break }
+        }
+        return (run.pages, run.kept)
+    }
+
+    /// The pages of one range of one (resource, parent) run.
+    struct PageRun {
+        let resource: SyncResource
+        let parent: ParentRun
+        let key: String
+        let label: String
+        let fullRefresh: Bool
+        let maxPages: Int?
+        /// The state the run reads from (`nil` in a full refresh): with `filter: client`, the
+        /// records kept are those newer than it.
+        let baseline: SyncCursorValue?
+        var pages = 0
+        var kept = 0
+        /// The identities of every record read, for the full refresh's sweep.
+        var seen: [[Value]] = []
+        /// A page limit stopped the run: it goes on next time.
+        var stopped = false
     }
 
     private func recordFailure(_ resource: SyncResource, parent: ParentRun, message: String) async throws {
         let key = SyncKey.key(resource: resource.name, parent: parent.key)
-        guard var state = try await loadState(key) ?? Optional(SyncState(cursorSignature: SyncState.signature(of: resource.cursor))) else { return }
+        var state = try await loadState(key) ?? SyncState(cursorSignature: SyncState.signature(of: resource.cursor))
         state.lastError = message
         state.lastRun = Date()
         try await store.setCheckpoints([StoreCheckpoint(key: key, value: try Self.encode(state))])

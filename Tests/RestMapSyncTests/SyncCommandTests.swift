@@ -145,4 +145,80 @@ struct SyncCommandTests {
             #expect(unknown.errors.contains("no sync resource named 'evnts'"))
         }
     }
+
+    /// Schemas/sync.yaml with the events cursor replaced (YAML lines at the cursor's indentation).
+    static func schema(eventsCursor: String, in folder: URL) throws -> String {
+        let text = try String(contentsOfFile: schema, encoding: .utf8)
+        let original = """
+                  attribute: updatedAt
+                  parameter: since                          # GET …/events?since=<state − lookback>
+                  lookback: 60                              # seconds re-read before the state
+                  ordered: true                             # the API answers oldest first
+            """
+        #expect(text.contains(original), "Schemas/sync.yaml changed: update this test")
+        let path = folder.appendingPathComponent("sync.yaml").path
+        try text.replacingOccurrences(of: original, with: eventsCursor).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("Date windows ask for each [since, until) range up to now, then only the window from the state")
+    func dateWindows() async throws {
+        try await SampleServer.with { server in
+            let folder = try Self.folder()
+            let schema = try Self.schema(eventsCursor: """
+                      attribute: updatedAt
+                      parameter: since
+                      endParameter: until
+                      start: "2025-11-01T00:00:00Z"
+                      window: 2592000
+                """, in: folder)
+            let db = folder.appendingPathComponent("sync.sqlite").path
+            let first = try Self.restmap(["sync", "--schema", schema, "--db", db, "--base-url", server.baseURL, "events", "accounts"])
+            #expect(first.status == 0, "\(first.errors)")
+            #expect(try Self.sql(db, "SELECT count(*), count(DISTINCT eventID) FROM Event") == ["60|60"])
+            // 30-day windows from 2025-11-01 to now: every one asked for each account.
+            let windows = Int((Date().timeIntervalSince1970 - 1_761_955_200) / 2_592_000) + 1
+            let firstRequests = try Self.requests(server)[Self.events] ?? 0
+            #expect((3 * windows...3 * (windows + 1)).contains(firstRequests), "\(firstRequests) requests for \(windows) windows")
+            // The state is the last window's end: the next run asks for one window per account.
+            let second = try Self.restmap(["sync", "--schema", schema, "--db", db, "--base-url", server.baseURL, "events"])
+            #expect(second.status == 0, "\(second.errors)")
+            #expect((try Self.requests(server)[Self.events] ?? 0) - firstRequests == 3)
+            #expect(second.output == "events: 3 runs, 3 pages, 0 records\n")
+        }
+    }
+
+    @Test("A full refresh re-reads everything and removes, per parent, the records the source no longer has")
+    func fullRefreshRemovesWhatIsGone() async throws {
+        try await SampleServer.with { server in
+            let db = try Self.folder().appendingPathComponent("sync.sqlite").path
+            #expect(try Self.sync(server, db: db).status == 0)
+            try await Self.post(server, "/sync/_mutate?deletes=4&seed=3")
+            // An incremental run cannot see deletions: the API sends no tombstones.
+            #expect(try Self.sync(server, db: db, ["events"]).status == 0)
+            #expect(try Self.sql(db, "SELECT count(*) FROM Event") == ["60"])
+            let refresh = try Self.sync(server, db: db, ["events", "--full-refresh"])
+            #expect(refresh.status == 0, "\(refresh.errors)")
+            #expect(refresh.output == "events: 3 runs, 3 pages, 56 records\n")
+            #expect(try Self.sql(db, "SELECT count(*), count(DISTINCT eventID) FROM Event") == ["56|56"])
+            #expect(try Self.sql(db, "SELECT count(*) FROM Account") == ["3"])
+        }
+    }
+
+    @Test("A schema change of a resource's cursor starts its state over, with a note")
+    func cursorChangeResetsState() async throws {
+        try await SampleServer.with { server in
+            let folder = try Self.folder()
+            let db = folder.appendingPathComponent("sync.sqlite").path
+            #expect(try Self.sync(server, db: db).status == 0)
+            let changed = try Self.schema(eventsCursor: """
+                      attribute: updatedAt
+                      parameter: updated_after
+                """, in: folder)
+            let run = try Self.restmap(["sync", "--schema", changed, "--db", db, "--base-url", server.baseURL, "events", "--concurrency", "3"])
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(run.errors.contains("note: events [accountID=2]: the cursor changed in the schema; its state starts over"), "\(run.errors)")
+            #expect(run.output == "events: 3 runs, 3 pages, 60 records\n")
+        }
+    }
 }

@@ -205,6 +205,8 @@ public enum RestMapGrammar {
             Property("filter", .enumeration(["server", "client"]),
                      "server: the API filters by the parameter; client: fetch all and keep the newer records. Default server."),
             Property("ordered", .boolean, "The API answers in ascending cursor order: the state advances with each page. Default false."),
+            Property("window", .integer(minimum: 1), "Date windows: fetch [start, start + window) seconds at a time, up to now."),
+            Property("endParameter", .string(.text), "Query parameter carrying a window's end (until=…)."),
         ])), "Incremental state; without it every run re-reads the whole resource."),
     ])
 

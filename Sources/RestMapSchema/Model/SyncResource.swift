@@ -42,4 +42,9 @@ public struct SyncCursor: Sendable {
     public var filter: Filter
     /// The API answers in ascending cursor order, so the state may advance with each page.
     public var ordered: Bool
+    /// Date windows: each request asks for `[start, start + window)` seconds, with `endParameter`
+    /// carrying the end, up to now.
+    public var window: Int?
+    /// The query parameter carrying a window's end (`until`).
+    public var endParameter: String?
 }

@@ -620,7 +620,17 @@ final class SchemaReader {
             }
             cursor = SyncCursor(attribute: Located(attribute, at: attributeNode.textLocation), parameter: parameter,
                                 start: cursorNode["start"]?.scalarText, lookback: cursorNode["lookback"]?.intValue ?? 0,
-                                filter: filter, ordered: cursorNode["ordered"]?.boolValue ?? false)
+                                filter: filter, ordered: cursorNode["ordered"]?.boolValue ?? false,
+                                window: cursorNode["window"]?.intValue, endParameter: cursorNode["endParameter"]?.scalarText)
+            if let windowNode = cursorNode["window"] {
+                if cursorNode["endParameter"] == nil {
+                    error("date windows need 'endParameter' (the query parameter carrying each window's end)", at: windowNode)
+                } else if filter == .client {
+                    error("date windows ask the server for each range: they cannot go with filter: client", at: windowNode)
+                } else if cursorNode["start"] == nil {
+                    error("date windows need a 'start' (the date the first window begins)", at: windowNode)
+                }
+            }
         }
         return SyncResource(name: name, location: pair.key.location, route: Located(route, at: routeNode.textLocation),
                             entity: Located(entity, at: entityNode.textLocation), parent: parent, cursor: cursor)

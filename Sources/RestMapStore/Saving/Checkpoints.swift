@@ -13,6 +13,59 @@ public struct StoreCheckpoint: Sendable, Hashable {
     }
 }
 
+/// The records of one entity a full re-read did not find again, to delete with its last page
+/// (`restmap sync --full-refresh`): those in `scope` whose identification is not in `kept`.
+public struct StoreSweep: Sendable {
+    public var entity: String
+    /// Only records with these attribute values are candidates (a parent's records); empty: all.
+    public var scope: [String: Value]
+    /// The identification values (in `identifiedBy` order) of every record the source still has.
+    public var kept: [[Value]]
+
+    public init(entity: String, scope: [String: Value], kept: [[Value]]) {
+        self.entity = entity
+        self.scope = scope
+        self.kept = kept
+    }
+
+    /// Deletes the records not kept; returns how many.
+    func run(_ layout: StoreLayout, _ db: Database) throws -> Int {
+        guard let table = layout.table(entity), !table.identity.isEmpty else {
+            throw StoreError("cannot sweep '\(entity)': it is not a table with identification attributes")
+        }
+        let q = StoreSQL.quote
+        let identity = try table.identity.map { name in
+            guard let column = table.columns.first(where: { $0.name == name }) else { throw StoreError("no column '\(name)' in '\(entity)'") }
+            return column
+        }
+        let scoped = try scope.sorted { $0.key < $1.key }.map { name, value in
+            guard let column = table.columns.first(where: { $0.name == name }) else { throw StoreError("no column '\(name)' in '\(entity)'") }
+            return (column: column, value: value)
+        }
+        let keep = "temp.rm_sweep_keep"
+        let keys = identity.indices.map { "k\($0)" }
+        try db.execute(sql: "DROP TABLE IF EXISTS \(keep)")
+        try db.execute(sql: "CREATE TEMP TABLE rm_sweep_keep (\(keys.joined(separator: ", ")))")
+        let insert = try db.makeStatement(sql: "INSERT INTO \(keep) VALUES (\(keys.map { _ in "?" }.joined(separator: ", ")))")
+        for values in kept where values.count == identity.count {
+            try insert.execute(arguments: StatementArguments(zip(values, identity).map { ColumnCoding.encode($0, type: $1.type) }))
+        }
+        try db.execute(sql: "CREATE INDEX temp.rm_sweep_keep_index ON rm_sweep_keep (\(keys.joined(separator: ", ")))")
+        let conditions = ColumnCoding.equalities(scoped)
+        let match = zip(keys, identity).map { "k.\($0) IS t.\(q($1.name))" }.joined(separator: " AND ")
+        var sql = "DELETE FROM \(q(entity)) AS t WHERE NOT EXISTS (SELECT 1 FROM \(keep) AS k WHERE \(match))"
+        if !scoped.isEmpty { sql += " AND " + conditions.sql }
+        var arguments: [DatabaseValue] = []
+        for (column, value) in scoped where !ColumnCoding.stored(value, kind: ColumnCoding.Kind(type: column.type)).isNull {
+            arguments.append(ColumnCoding.encode(value, type: column.type))
+        }
+        try db.execute(sql: sql, arguments: StatementArguments(arguments))
+        let deleted = db.changesCount
+        try db.execute(sql: "DROP TABLE \(keep)")
+        return deleted
+    }
+}
+
 /// The checkpoint table, created on first write.
 enum Checkpoints {
     static let table = "rm_checkpoints"
@@ -44,12 +97,14 @@ extension RecordStore {
     /// `save(_:of:isCompletePage:)`): after a crash both are there, or neither.
     @discardableResult
     public func save(_ result: MappingResult, of response: Response, isCompletePage: Bool = true,
-                     checkpoints: [StoreCheckpoint]) async throws -> SaveSummary {
+                     checkpoints: [StoreCheckpoint], sweep: StoreSweep? = nil) async throws -> SaveSummary {
         try refuseWriting("save")
         let saver = RecordSaver(store: self, isCompletePage: isCompletePage)
+        let layout = layout
         return try await naming {
             try await pool.write { db in
-                let summary = try saver.save(result, of: response, db)
+                var summary = try saver.save(result, of: response, db)
+                if let sweep { summary.deletedOrphans += try sweep.run(layout, db) }
                 try Checkpoints.write(checkpoints, db)
                 return summary
             }

@@ -1,0 +1,96 @@
+import Foundation
+import RestMap
+import RestMapClient
+import RestMapSchema
+import RestMapStore
+
+extension Synchronizer {
+    /// Fetches the pages of one range (from the state's resume point when there is one), keeps
+    /// the records, and saves each page with the state that follows it in one transaction.
+    /// - Parameters:
+    ///   - last: this range ends the (resource, parent) run: its last page finishes the run.
+    ///   - completing: the end of a date window: every record before it was read once the range
+    ///     is complete, so the high-water mark moves there.
+    func runPages(_ run: inout PageRun, query: [String: String], state: inout SyncState, last: Bool,
+                  completing windowEnd: SyncCursorValue? = nil, _ emit: (SyncEvent) -> Void) async throws {
+        let resource = run.resource
+        let cursor = resource.cursor
+        let identity = schema.entities.first { $0.name == resource.entity.value }?.identifiedBy.map(\.value) ?? []
+        if let limit = run.maxPages, run.pages >= limit {
+            run.stopped = true
+            return
+        }
+        let resume = state.resume
+        let sequence = client.pages(route: resource.route.value, parameters: run.parent.parameters, query: resume == nil ? query : [:],
+                                    maxPages: run.maxPages.map { max(1, $0 - run.pages) }, resumingAt: resume)
+        for try await page in sequence {
+            try Task.checkCancellation()
+            let read = page.records.filter { $0.entity == resource.entity.value }
+            if run.fullRefresh { run.seen += read.map { record in identity.map { record[$0].value ?? .null } } }
+            var records = read
+            if let cursor, cursor.filter == .client, let baseline = run.baseline {
+                records = records.filter { record in
+                    SyncCursorValue(record[cursor.attribute.value].value).map { $0 > baseline } ?? true
+                }
+            }
+            if let cursor {
+                let newest = records.compactMap { SyncCursorValue($0[cursor.attribute.value].value) }.max()
+                state.runNewest = [state.runNewest, newest].compactMap { $0 }.max()
+            }
+            run.pages += 1
+            run.kept += records.count
+            state.pages += 1
+            state.records += records.count
+            state.lastError = nil
+            var sweep: StoreSweep?
+            if let next = page.nextURL {
+                // More pages follow (also when a page limit stops this run): go on there next time.
+                state.resume = PageResumePoint(url: next, number: page.number + 1)
+                if cursor?.ordered == true, let newest = state.runNewest {
+                    state.highWater = max(state.highWater ?? newest, newest)
+                }
+                run.stopped = page.stopReason != nil
+            } else {
+                // The range is complete: the high-water mark moves now.
+                state.resume = nil
+                let complete = page.stopReason?.isIncomplete != true
+                if complete, let newest = [state.runNewest, windowEnd].compactMap({ $0 }).max() {
+                    state.highWater = run.fullRefresh && windowEnd == nil ? newest : max(state.highWater ?? newest, newest)
+                }
+                if last {
+                    state.runNewest = nil
+                    state.windowEnd = nil
+                    state.stopReason = page.stopReason?.description
+                    state.lastRun = Date()
+                    if run.fullRefresh, complete { sweep = try fullRefreshSweep(run, identity: identity, emit) }
+                }
+            }
+            let checkpoint = StoreCheckpoint(key: run.key, value: try Self.encode(state))
+            let response = Response(method: "GET", path: page.response.url, status: page.response.status.code, body: [])
+            if !records.isEmpty || cursor?.filter != .client || sweep != nil {
+                // A sync response is never "the whole answer": the store's orphan rules do not run on it.
+                try await store.save(page.response.result, of: response, isCompletePage: false, checkpoints: [checkpoint], sweep: sweep)
+            } else {
+                try await store.setCheckpoints([checkpoint])
+            }
+            emit(.pageSaved(resource: resource.name, parent: run.parent.key, page: page.number, records: records.count))
+        }
+    }
+
+    /// What a full refresh removes after its last page: the entity's records of this parent that
+    /// the source no longer has. A parent's records are those whose attribute named like a route
+    /// parameter holds the parent's value; without such an attribute nothing is removed.
+    func fullRefreshSweep(_ run: PageRun, identity: [String], _ emit: (SyncEvent) -> Void) throws -> StoreSweep? {
+        let entity = run.resource.entity.value
+        var scope: [String: Value] = [:]
+        let attributes = Set(schema.entities.first { $0.name == entity }?.attributes.map(\.name) ?? [])
+        for (parameter, text) in run.parent.parameters where attributes.contains(parameter) {
+            scope[parameter] = try client.mapper.coerce(.string(text), toAttribute: parameter, of: entity)
+        }
+        if run.resource.parent != nil, scope.isEmpty {
+            emit(.note("\(run.label): nothing removed: '\(entity)' has no attribute named like a route parameter to tell this parent's records"))
+            return nil
+        }
+        return StoreSweep(entity: entity, scope: scope, kept: run.seen)
+    }
+}
