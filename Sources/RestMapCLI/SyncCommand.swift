@@ -81,23 +81,16 @@ struct SyncRunCommand: AsyncParsableCommand {
         let synchronizer = try options.synchronizer()
         var reports: [SyncResourceReport] = []
         var failure: (any Error)?
+        var progress = SyncProgress(live: isatty(STDERR_FILENO) == 1)
         do {
             for try await event in synchronizer.run(SyncOptions(resources: resources, fullRefresh: fullRefresh, maxPages: maxPages, concurrency: concurrency)) {
-                switch event {
-                case .resourceStarted(let resource, let parents):
-                    Terminal.error("restmap: sync \(resource): \(parents) run\(parents == 1 ? "" : "s")\n")
-                case .pageSaved(let resource, let parent, let page, let records):
-                    Terminal.error("restmap: sync \(resource)\(parent.isEmpty ? "" : " [\(parent)]"): page \(page), \(records) record\(records == 1 ? "" : "s")\n")
-                case .note(let text):
-                    Terminal.error("restmap: note: \(text)\n")
-                case .resourceFinished(let report):
-                    reports.append(report)
-                    for message in report.failures { Terminal.error("restmap: sync failed: \(message)\n") }
-                }
+                progress.show(event, requests: synchronizer.client.statistics.requests)
+                if case .resourceFinished(let report) = event { reports.append(report) }
             }
         } catch {
             failure = error
         }
+        progress.end()
         await synchronizer.client.shutdown()
         if let failure {
             Terminal.error("restmap: \(failure)\n")
@@ -173,5 +166,77 @@ struct SyncResetCommand: AsyncParsableCommand {
         let changed = try await StoreFailure.report { try await synchronizer.reset(resource: resource, parent: parent, to: to) }
         await synchronizer.client.shutdown()
         Terminal.error("restmap: \(to == nil ? "forgot" : "set") \(changed) state\(changed == 1 ? "" : "s") of \(resource)\n")
+    }
+}
+
+/// What `restmap sync` shows while it runs, on standard error: on a terminal one live line per
+/// resource (parents done, pages, records, requests per second, the time left by parents), else
+/// one plain line per page.
+struct SyncProgress {
+    let live: Bool
+    private var resource = ""
+    private var parents = 0
+    private var parentsDone: Set<String> = []
+    private var pages = 0
+    private var records = 0
+    private var started = Date()
+    private var requestsAtStart = 0
+    private var lineOpen = false
+
+    init(live: Bool) {
+        self.live = live
+    }
+
+    mutating func show(_ event: SyncEvent, requests: Int) {
+        switch event {
+        case .resourceStarted(let name, let count):
+            (resource, parents, parentsDone, pages, records, started, requestsAtStart) = (name, count, [], 0, 0, Date(), requests)
+            if !live { Terminal.error("restmap: sync \(name): \(count) run\(count == 1 ? "" : "s")\n") }
+        case .pageSaved(let name, let parent, let page, let count):
+            pages += 1
+            records += count
+            if live {
+                parentsDone.insert(parent)
+                draw(requests: requests)
+            } else {
+                Terminal.error("restmap: sync \(name)\(parent.isEmpty ? "" : " [\(parent)]"): page \(page), \(count) record\(count == 1 ? "" : "s")\n")
+            }
+        case .note(let text):
+            clearLine()
+            Terminal.error("restmap: note: \(text)\n")
+        case .resourceFinished(let report):
+            parentsDone = Set((0..<report.parents).map(String.init))
+            if live {
+                draw(requests: requests)
+                Terminal.error("\n")
+                lineOpen = false
+            }
+            for message in report.failures {
+                clearLine()
+                Terminal.error("restmap: sync failed: \(message)\n")
+            }
+        }
+    }
+
+    private mutating func draw(requests: Int) {
+        let elapsed = max(Date().timeIntervalSince(started), 0.001)
+        let rate = Double(requests - requestsAtStart) / elapsed
+        var line = "sync \(resource): \(parentsDone.count)/\(parents) parents, \(pages) pages, \(records) records, \(String(format: "%.0f", rate)) req/s"
+        if parents > 1, !parentsDone.isEmpty, parentsDone.count < parents {
+            let left = elapsed / Double(parentsDone.count) * Double(parents - parentsDone.count)
+            line += String(format: ", about %.0f s left", left)
+        }
+        Terminal.error("\r\u{1B}[K" + line)
+        lineOpen = true
+    }
+
+    private mutating func clearLine() {
+        guard live, lineOpen else { return }
+        Terminal.error("\r\u{1B}[K")
+        lineOpen = false
+    }
+
+    mutating func end() {
+        if lineOpen { Terminal.error("\n") }
     }
 }
