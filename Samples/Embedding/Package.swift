@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "RestMapCSV", package: "RestMap"),
                 .product(name: "RestMapClient", package: "RestMap"),
                 .product(name: "RestMapStore", package: "RestMap"),
+                .product(name: "RestMapSync", package: "RestMap"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

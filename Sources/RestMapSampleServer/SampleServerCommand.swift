@@ -118,6 +118,21 @@ struct SampleServerCommand: AsyncParsableCommand {
             },
             logger: logger
         )
-        try await application.runService()
+        // A test fixture stops at once on SIGTERM or SIGINT: a graceful shutdown would wait for
+        // the connections its clients keep open (and a client under test may hold one forever).
+        let stop = Self.exitOnSignals([SIGTERM, SIGINT])
+        defer { stop.forEach { $0.cancel() } }
+        try await application.runService(gracefulShutdownSignals: [])
+    }
+
+    /// Signal sources that end the process with status 0 when one of `signals` arrives.
+    private static func exitOnSignals(_ signals: [Int32]) -> [any DispatchSourceSignal] {
+        signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Foundation.exit(0) }
+            source.resume()
+            return source
+        }
     }
 }

@@ -16,15 +16,22 @@ extension Synchronizer {
         let resource = run.resource
         let cursor = resource.cursor
         let identity = schema.entities.first { $0.name == resource.entity.value }?.identifiedBy.map(\.value) ?? []
-        if let limit = run.maxPages, run.pages >= limit {
-            run.stopped = true
-            return
-        }
-        let resume = state.resume
-        let sequence = client.pages(route: resource.route.value, parameters: run.parent.parameters, query: resume == nil ? query : [:],
-                                    maxPages: run.maxPages.map { max(1, $0 - run.pages) }, resumingAt: resume)
-        for try await page in sequence {
+        // One page per request, each saved before the next is asked for: a run holds one page at a
+        // time, and a kill costs at most the page in flight.
+        var visited = Set<String>()
+        while true {
+            if let limit = run.maxPages, run.pages >= limit {
+                run.stopped = true
+                return
+            }
             try Task.checkCancellation()
+            let resume = state.resume
+            if let url = resume?.url, !visited.insert(url).inserted {
+                throw SyncError("\(run.label): the service sent page \(url) twice: stopped")
+            }
+            var pages = client.pages(route: resource.route.value, parameters: run.parent.parameters,
+                                     query: resume == nil ? query : [:], maxPages: 1, resumingAt: resume).makeAsyncIterator()
+            guard let page = try await pages.next() else { return }
             let read = page.records.filter { $0.entity == resource.entity.value }
             if run.fullRefresh { run.seen += read.map { record in identity.map { record[$0].value ?? .null } } }
             var records = read
@@ -49,7 +56,7 @@ extension Synchronizer {
                 if cursor?.ordered == true, let newest = state.runNewest {
                     state.highWater = max(state.highWater ?? newest, newest)
                 }
-                run.stopped = page.stopReason != nil
+                // (Each request asks for one page, so its stop reason is that limit: more pages follow.)
             } else {
                 // The range is complete: the high-water mark moves now.
                 state.resume = nil
@@ -74,6 +81,7 @@ extension Synchronizer {
                 try await store.setCheckpoints([checkpoint])
             }
             emit(.pageSaved(resource: resource.name, parent: run.parent.key, page: page.number, records: records.count))
+            if state.resume == nil { return }
         }
     }
 

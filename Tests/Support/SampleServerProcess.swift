@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A `restmap-sample-server` process on 127.0.0.1 (`--port 0`), started by one test and stopped
 /// by it. Its standard error goes to a file, so a chatty server never blocks on a full pipe.
@@ -49,7 +52,12 @@ public final class SampleServer: @unchecked Sendable {
     @discardableResult
     public func stop() -> String {
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        if !ChildProcess.waitForExit(of: process, timeout: 10) {
+            // Never hang a test run on a server that does not stop: kill it, and say so.
+            FileHandle.standardError.write(Data("sample server \(process.processIdentifier) did not exit within 10 s of SIGTERM; killed\n".utf8))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         defer { try? FileManager.default.removeItem(at: errorLog) }
         return (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
     }

@@ -19,6 +19,7 @@ import RestMapPluginKit
 import RestMapPluginLoader
 import RestMapSchema
 import RestMapStore
+import RestMapSync
 
 /// A plugin written with RestMapPluginKit and linked in process: `shout.upper`.
 enum ShoutPlugin: RestMapPlugin {
@@ -115,6 +116,11 @@ func run() async throws {
     configuration.headers[.accept] = "application/json"
     try await RestClient.with(mapper: mapper, configuration: configuration) { client in
         print("client: \(client.url(for: "/users/octocat/starred", query: ["per_page": "2"]))")
+        // RestMapSync: the schema has no sync: section, so a sync has nothing to run and no state.
+        let synchronizer = Synchronizer(client: client, store: store)
+        var events = 0
+        for try await _ in synchronizer.run() { events += 1 }
+        print("sync: \(events) events, \(try await synchronizer.status().count) states")
         guard option("--base-url") != nil else { return }
         var fetched = 0
         for try await page in client.pages(route: "starred", parameters: ["login": "octocat"], query: ["per_page": "2"], maxPages: 5) {
