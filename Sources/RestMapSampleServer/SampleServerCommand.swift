@@ -105,7 +105,7 @@ struct SampleServerCommand: AsyncParsableCommand {
         )
         let budget = LimitedAPI.parse(rateLimit) ?? (5, 1)
         LimitedAPI(limit: budget.limit, window: budget.window).register(on: router)
-        OAuthAPI(initialRefreshToken: oauthRefreshToken, expiresIn: oauthExpiresIn).register(on: router)
+        OAuthAPI(initialRefreshToken: oauthRefreshToken, expiresIn: oauthExpiresIn, faultCounter: faultCounter).register(on: router)
         router.answerMethodNotAllowed()
         let application = Application(
             router: router,

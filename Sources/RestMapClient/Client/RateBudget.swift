@@ -229,11 +229,11 @@ actor RateGate {
     private var serverReset: ContinuousClock.Instant?
     private var serverSource = ""
 
-    init(budget: RequestBudget?, honoursServer: Bool) {
+    init(budget: RequestBudget?, honoursServer: Bool, now: ContinuousClock.Instant = .now) {
         self.budget = budget
         self.honoursServer = honoursServer
         tokens = Double(budget?.burst ?? 0)
-        refilled = .now
+        refilled = now
     }
 
     /// Whether there is anything to wait for at all.
@@ -259,8 +259,10 @@ actor RateGate {
         }
         if let budget {
             let rate = budget.rate
-            tokens = min(Double(budget.burst), tokens + (now - refilled).seconds * rate)
-            refilled = now
+            if now > refilled {
+                tokens = min(Double(budget.burst), tokens + (now - refilled).seconds * rate)
+                refilled = now
+            }
             tokens -= 1
             if tokens < 0 {
                 let ready = now + .milliseconds(Int64((-tokens / rate * 1000).rounded(.up)))
@@ -283,6 +285,7 @@ actor RateGate {
         if let current = serverReset, let remaining = serverRemaining, now < current,
            reset <= current + .milliseconds(500), signal.remaining >= remaining {
             serverReset = max(current, reset)
+            if signal.remaining == remaining { serverSource = signal.source }
             return
         }
         serverRemaining = signal.remaining

@@ -5,7 +5,8 @@ import Hummingbird
 /// tokens for the client credentials grant and the refresh token grant (client authentication by
 /// `Authorization: Basic` or `client_id`/`client_secret` in the body). Refresh tokens rotate:
 /// each refresh answers a new one and the one presented stops working. `GET /oauth/items` needs
-/// a live access token. `POST /oauth/expire` ends every access token (refresh tokens stay).
+/// a live access token (the `expire-token=N` fault refuses the first N). `POST /oauth/expire`
+/// ends every access token (refresh tokens stay).
 actor OAuthAPI {
     static let clientID = "sample-client"
     static let clientSecret = "sample-client-secret"
@@ -16,8 +17,11 @@ actor OAuthAPI {
     private var refreshTokens: Set<String>
     private var issued = 0
 
-    init(initialRefreshToken: String, expiresIn: Int) {
+    private let faultCounter: FaultCounter
+
+    init(initialRefreshToken: String, expiresIn: Int, faultCounter: FaultCounter) {
         self.expiresIn = expiresIn
+        self.faultCounter = faultCounter
         refreshTokens = [initialRefreshToken]
     }
 
@@ -36,8 +40,15 @@ actor OAuthAPI {
         }
     }
 
-    private func check(_ request: Request, context: SampleRequestContext) -> Credentials.Check {
+    /// `.missing` without a bearer token, `.wrong` for one that is not live (or that the
+    /// `expire-token` fault refuses).
+    private func check(_ request: Request, context: SampleRequestContext) async -> Credentials.Check {
         guard let token = Credentials.authorization(request.headers, schemes: ["Bearer"]) else { return .missing }
+        let faults = context.faults
+        if await faultCounter.shouldFault(kind: "expire-token", key: faults.key(method: request.method, path: request.uri.path),
+                                          limit: faults.expireToken) {
+            return .wrong
+        }
         guard let expiry = accessTokens[token] else { return .wrong }
         guard ContinuousClock.now < expiry else {
             accessTokens[token] = nil
