@@ -64,6 +64,8 @@ struct ClientBudgetSchemaTests {
         ("auth:\n  oauth2:\n    tokenURL: /t\n    grant: refreshToken\n    clientID: a", 5, "refreshToken"),
         ("auth:\n  oauth2:\n    tokenURL: /t\n    grant: clientCredentials\n    clientID: a\n    clientSecret: b\n    tokenStore: t.json", 9, "tokenStore"),
         ("auth:\n  oauth2:\n    tokenURL: /t\n    grant: refreshToken\n    clientID: a\n    tokenStore: t.json\n    scopes: [\"read write\"]", 9, "scope"),
+        ("auth:\n  oauth2:\n    tokenURL: /t\n    grant: refreshToken\n    clientID: a\n    tokenStore: ../elsewhere/t.json", 8, "inside the schema's folder"),
+        ("auth:\n  oauth2:\n    tokenURL: /t\n    grant: refreshToken\n    clientID: a\n    tokenStore: /home/someone/.profile", 8, "inside the schema's folder"),
         ("auth:\n  oauth2:\n    tokenURL: /t\n    grant: refreshToken\n    clientId: a\n    tokenStore: t.json", 7, "clientID"),
         ("auth:\n  oauth2:\n    tokenURL: /t\n    grant: refreshToken\n    clientID: a\n    tokenStore: t.json\n    clientAuthentication: header", 9, "basic"),
     ])

@@ -160,7 +160,7 @@ public enum RestMapGrammar {
             Property("scopes", .list(.string(.text)), "Scopes to ask for."),
             Property("refreshToken", secret, "The initial refresh token (grant refreshToken); a stored one takes precedence."),
             Property("tokenStore", .string(.text),
-                     "File keeping the latest refresh token across runs (relative to the schema's folder; mode 0600)."),
+                     "File keeping the latest refresh token across runs: a path inside the schema's folder (mode 0600)."),
         ])), "OAuth 2.0: tokens fetched, cached and refreshed before they expire and once on a 401."),
     ])
 

@@ -52,7 +52,7 @@ public struct OAuth2Settings: Sendable, Hashable {
     public var scopes: [String]
     /// The initial refresh token (grant `refreshToken`); a token in `tokenStore` takes precedence.
     public var refreshToken: Secret?
-    /// File that keeps the latest refresh token across runs (relative to the schema's folder).
+    /// File that keeps the latest refresh token across runs: a relative path inside the schema's folder.
     public var tokenStore: String?
 
     public init(tokenURL: String, grant: OAuth2Grant, clientID: Secret, clientSecret: Secret? = nil,

@@ -324,6 +324,10 @@ final class SchemaReader {
             if path.isEmpty || path.hasSuffix("/") {
                 error("tokenStore names a file, found '\(path)'", at: storeNode)
                 valid = false
+            } else if path.hasPrefix("/") || path.hasPrefix("~") || path.split(separator: "/").contains("..") {
+                // The client writes this file: a schema may only name one in its own folder.
+                error("tokenStore must be a path inside the schema's folder (relative, without '..'), found '\(path)'", at: storeNode)
+                valid = false
             }
             tokenStore = path
         }
