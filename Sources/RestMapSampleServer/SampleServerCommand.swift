@@ -53,6 +53,15 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Option(help: "The accepted basic-auth and RSAPI login password.")
     var password = "sample-password"
 
+    @Option(name: .customLong("rate-limit"), help: ArgumentHelp("The budget of /limited/items: N requests per SECONDS.", valueName: "N/SECONDS"))
+    var rateLimit = "5/1"
+
+    @Option(name: .customLong("oauth-expires-in"), help: "Seconds an OAuth access token of /oauth/token lives.")
+    var oauthExpiresIn = 60
+
+    @Option(name: .customLong("oauth-refresh-token"), help: "The initial valid OAuth refresh token (rotated by each refresh).")
+    var oauthRefreshToken = "sample-refresh-token"
+
     @Flag(name: .customLong("allow-remote"), help: "Allow binding a non-loopback address.")
     var allowRemote = false
 
@@ -74,7 +83,9 @@ struct SampleServerCommand: AsyncParsableCommand {
         guard allowRemote || Self.loopbackHosts.contains(host) else {
             throw ValidationError("--host \(host) is not a loopback address; pass --allow-remote to bind it")
         }
-        for (name, value) in [("--token", token), ("--api-key", apiKey), ("--username", username), ("--password", password)] where value.isEmpty {
+        guard LimitedAPI.parse(rateLimit) != nil else { throw ValidationError("--rate-limit: expected N/SECONDS with both at least 1, got '\(rateLimit)'") }
+        guard (1...86_400).contains(oauthExpiresIn) else { throw ValidationError("--oauth-expires-in must be in 1...86400") }
+        for (name, value) in [("--oauth-refresh-token", oauthRefreshToken), ("--token", token), ("--api-key", apiKey), ("--username", username), ("--password", password)] where value.isEmpty {
             throw ValidationError("\(name) must not be empty")
         }
     }
@@ -108,6 +119,9 @@ struct SampleServerCommand: AsyncParsableCommand {
             repositories: repositories, articles: articles,
             sync: SyncAPI.Size(accounts: syncAccounts, events: syncEvents, notes: syncNotes)
         )
+        let budget = LimitedAPI.parse(rateLimit) ?? (5, 1)
+        LimitedAPI(limit: budget.limit, window: budget.window).register(on: router)
+        OAuthAPI(initialRefreshToken: oauthRefreshToken, expiresIn: oauthExpiresIn, faultCounter: faultCounter).register(on: router)
         router.answerMethodNotAllowed()
         let application = Application(
             router: router,

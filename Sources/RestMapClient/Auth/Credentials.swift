@@ -1,6 +1,7 @@
 import Foundation
 import RestMap
 import RestMapSchema
+import Synchronization
 
 /// Secrets read for one client, and where they may go. Credentials are added only to requests
 /// whose origin is the base URL's or a trusted one; nothing here is ever printed.
@@ -15,11 +16,16 @@ struct Credentials: Sendable {
     /// Every secret value, for redaction.
     var secrets: [String] { Array(headers.values) + Array(query.values) }
 
+    /// No credentials (for origins that receive none).
+    init(origins: Set<Origin>) {
+        self.origins = origins
+    }
+
     /// Reads the secrets of an `auth:` (a session's token comes later, from its login).
     init(auth: Authentication?, origins: Set<Origin>, configuration: ClientConfiguration) throws(ClientError) {
         self.origins = origins
         switch auth {
-        case nil, .session?:
+        case nil, .session?, .oauth2?:
             break
         case .bearer(let secret)?:
             headers["Authorization"] = "Bearer " + (try Self.read(secret, configuration))
@@ -61,7 +67,8 @@ struct Credentials: Sendable {
     }
 }
 
-/// Replaces secret values in text (URLs, messages) with `REDACTED`.
+/// Replaces secret values in text (URLs, messages) with `REDACTED`. Copies share their secrets:
+/// a token obtained later (OAuth 2.0) is registered once and redacted everywhere.
 struct Redactor: Sendable {
     /// Whether a header carries a credential (`Authorization`, `Cookie`, an API key or token):
     /// its value is redacted and never reaches `@metadata.HTTP.request.headers`.
@@ -71,16 +78,35 @@ struct Redactor: Sendable {
             || ["key", "token", "secret", "password"].contains { name.contains($0) }
     }
 
-    private let secrets: [String]
+    private final class Secrets: Sendable {
+        let values: Mutex<[String]>
+        init(_ values: [String]) { self.values = Mutex(values) }
+    }
+
+    private let secrets: Secrets
 
     init(_ secrets: [String]) {
-        // Longer first, so a secret that contains another is replaced whole.
-        self.secrets = secrets.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
-            .flatMap { [$0, PathPattern.escape($0)] }
+        self.secrets = Secrets(Self.forms(of: secrets))
+    }
+
+    /// Adds secrets learnt after the client was built (access and refresh tokens).
+    func register(_ values: [String]) {
+        let added = Self.forms(of: values)
+        secrets.values.withLock { current in
+            let fresh = added.filter { !current.contains($0) }
+            guard !fresh.isEmpty else { return }
+            current = (current + fresh).sorted { $0.count > $1.count }
+        }
+    }
+
+    /// The texts replaced: each secret of 3 characters or more, and its percent-encoded form;
+    /// longer first, so a secret that contains another is replaced whole.
+    private static func forms(of secrets: [String]) -> [String] {
+        secrets.filter { $0.count >= 3 }.sorted { $0.count > $1.count }.flatMap { [$0, PathPattern.escape($0)] }
     }
 
     func callAsFunction(_ text: String) -> String {
-        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "REDACTED") }
+        secrets.values.withLock { $0 }.reduce(text) { $0.replacingOccurrences(of: $1, with: "REDACTED") }
     }
 }
 

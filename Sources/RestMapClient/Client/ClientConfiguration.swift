@@ -38,8 +38,13 @@ public struct ClientConfiguration: Sendable {
     public var trustedOrigins: [String] = []
     /// Where secrets named by `env:` are read.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
-    /// The folder relative secret files are read from (the schema's folder).
+    /// The folder relative secret files and the OAuth 2.0 token store are found in (the schema's folder).
     public var secretsDirectory: String?
+    /// A budget every request of the client shares (`client: { rateLimit: … }`); `nil` = none.
+    public var requestBudget: RequestBudget?
+    /// Hold requests while the server says its rate limit is used up (`X-RateLimit-Remaining`,
+    /// `RateLimit`), until its reset. Default true.
+    public var honoursServerRateLimits = true
 
     public init() {}
 
@@ -57,6 +62,9 @@ public struct ClientConfiguration: Sendable {
         if let bytes = settings.maxHeaderBytes { maxHeaderBytes = bytes }
         cache = settings.cache
         trustedOrigins = settings.trustedOrigins.map(\.value)
+        if let limit = settings.rateLimit {
+            requestBudget = RequestBudget(requests: limit.requests, per: .seconds(limit.per), burst: limit.burst)
+        }
         secretsDirectory = URL(fileURLWithPath: schema.file).deletingLastPathComponent().path
     }
 }

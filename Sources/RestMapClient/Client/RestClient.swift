@@ -39,6 +39,12 @@ public struct ClientStatistics: Sendable, Hashable {
     public var mappings = 0
     /// 304 answers whose earlier mapped result was reused.
     public var reusedResults = 0
+    /// Requests that waited for the request budget or for the server's rate limit to reset.
+    public var rateLimitWaits = 0
+    /// Seconds those requests waited, together.
+    public var rateLimitWaitSeconds = 0.0
+    /// Requests to the OAuth 2.0 token endpoint (each obtained or refreshed a token).
+    public var tokenRequests = 0
 }
 
 /// A request sent and answered but not mapped yet (see `RestClient.receive`).
@@ -67,6 +73,8 @@ public struct RestClient: Sendable {
     let transport: Transport
     let credentials: Credentials
     let session: SessionTokens?
+    let oauth2: OAuth2Session?
+    let rateGate: RateGate
     let cache: ResponseCache?
     let counters = Counters()
     let logger: Logger
@@ -95,6 +103,14 @@ public struct RestClient: Sendable {
         } else {
             session = nil
         }
+        if case .oauth2(let settings)? = mapper.schema.auth {
+            let session = try OAuth2Session(settings: settings, baseURL: baseURL, configuration: configuration)
+            secrets += session.secrets
+            oauth2 = session
+        } else {
+            oauth2 = nil
+        }
+        rateGate = RateGate(budget: configuration.requestBudget, honoursServer: configuration.honoursServerRateLimits)
         // Credentials given as plain headers (`--header "Authorization: …"`) are secrets too.
         for field in configuration.headers where Redactor.isCredentialHeader(field.name.canonicalName) {
             let value = field.value
@@ -296,6 +312,7 @@ public struct RestClient: Sendable {
     /// The exchange with the session token, logging in first and once more on a 401.
     func exchangeAuthenticated(method: String, url: String, headers: [String: String], body: [UInt8]?)
         async throws(ClientError) -> (RawResponse, [Attempt]) {
+        if let oauth2 { return try await exchangeOAuth2(oauth2, method: method, url: url, headers: headers, body: body) }
         guard let session else { return try await exchange(method: method, url: url, headers: headers, body: body, credentials: credentials) }
         var tokenCredentials = credentials
         let token = try await session.token { () async throws(ClientError) in try await login(session.login) }
@@ -347,7 +364,11 @@ public struct RestClient: Sendable {
 
     /// One request with retries: connection errors and 429/502/503/504 for the methods the
     /// policy allows, backing off (or waiting as `Retry-After` says) within the total time.
-    func exchange(method: String, url: String, headers: [String: String], body: [UInt8]?, credentials: Credentials)
+    /// `budgeted`: the request takes its place in the rate budget and its answer's rate-limit
+    /// headers are heeded (not so for the token endpoint, another service). `followRedirects`:
+    /// false answers a 3xx as it is.
+    func exchange(method: String, url: String, headers: [String: String], body: [UInt8]?, credentials: Credentials,
+                  budgeted: Bool = true, followRedirects: Bool = true)
         async throws(ClientError) -> (RawResponse, [Attempt]) {
         let policy = configuration.retry
         let mayRetry = HTTPRequest.Method(method).map(policy.allows) ?? false
@@ -355,10 +376,14 @@ public struct RestClient: Sendable {
         var attempts: [Attempt] = []
         while true {
             if Task.isCancelled { throw .cancelled(url: redact(url)) }
+            if budgeted { try await waitForBudget(url: url) }
             counters.value.withLock { $0.requests += 1 }
             let outcome: Result<RawResponse, ExchangeFailure>
             do {
-                outcome = .success(try await transport.exchange(method: method, url: url, headers: headers, body: body, credentials: credentials))
+                let raw = try await transport.exchange(method: method, url: url, headers: headers, body: body, credentials: credentials,
+                                                       followRedirects: followRedirects)
+                if budgeted, rateGate.honoursServer, let signal = ServerRateLimit.parse(raw.headers) { await rateGate.observe(signal) }
+                outcome = .success(raw)
             } catch let failure as ExchangeFailure {
                 outcome = .failure(failure)
             } catch {
@@ -397,6 +422,19 @@ public struct RestClient: Sendable {
             logger.notice("\(redact(url)): \(attempt.status.map { "status \($0.code)" } ?? attempt.failure ?? ""); retrying in \(String(format: "%.2f", wait.seconds)) s")
             do { try await Task.sleep(for: wait) } catch { throw .cancelled(url: redact(url)) }
         }
+    }
+}
+
+extension RestClient {
+    /// Waits as the request budget and the server's rate limit say, logging why (notice level).
+    func waitForBudget(url: String) async throws(ClientError) {
+        guard rateGate.isActive, let (wait, reason) = await rateGate.reserve() else { return }
+        counters.value.withLock {
+            $0.rateLimitWaits += 1
+            $0.rateLimitWaitSeconds += wait.seconds
+        }
+        logger.notice("\(redact(url)): waiting \(String(format: "%.2f", wait.seconds)) s: \(reason)")
+        do { try await Task.sleep(for: wait) } catch { throw .cancelled(url: redact(url)) }
     }
 }
 

@@ -70,12 +70,13 @@ struct Transport: Sendable {
 
     /// Sends a request, following redirects. `url` carries no credentials; they are added
     /// per hop from `credentials` when the hop's origin admits them.
-    func exchange(method: String, url: String, headers: [String: String], body: [UInt8]?, credentials: Credentials)
-        async throws -> RawResponse {
+    /// `followRedirects` false answers a redirect as it is.
+    func exchange(method: String, url: String, headers: [String: String], body: [UInt8]?, credentials: Credentials,
+                  followRedirects: Bool = true) async throws -> RawResponse {
         var current = url, method = method, body = body, headers = headers
         for _ in 0...configuration.maxRedirects {
             let response = try await once(method: method, url: current, headers: headers, body: body, credentials: credentials)
-            guard [301, 302, 303, 307, 308].contains(response.status) else { return response }
+            guard followRedirects, [301, 302, 303, 307, 308].contains(response.status) else { return response }
             guard let location = response.header("Location"), !location.isEmpty else {
                 throw ExchangeFailure(reason: "answered \(response.status) (a redirect) without a Location header",
                                       isRetryable: false, isRefusal: true)

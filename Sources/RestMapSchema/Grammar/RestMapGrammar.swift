@@ -149,6 +149,19 @@ public enum RestMapGrammar {
             Property("prefix", .string(.text), "Text before the token in the header; default \"Bearer \"."),
             Property("format", .enumeration(["json", "form"]), "Login body encoding; default json."),
         ])), "Session token from a login route; a 401 logs in again once."),
+        Property("oauth2", .object(ObjectShape("oauth2", "OAuth 2.0 access tokens from a token endpoint, sent as bearer tokens.", [
+            Property("tokenURL", .string(.text), required: true, "The token endpoint: an absolute http(s) URL, or a path relative to baseURL."),
+            Property("grant", .enumeration(OAuth2Grant.allCases.map(\.rawValue)), required: true,
+                     "clientCredentials (RFC 6749 4.4) or refreshToken (RFC 6749 6)."),
+            Property("clientID", secret, required: true, "The client identifier."),
+            Property("clientSecret", secret, "The client secret; omitted for a public client."),
+            Property("clientAuthentication", .enumeration(OAuth2ClientAuthentication.allCases.map(\.rawValue)),
+                     "basic (default): Authorization: Basic; post: client_id and client_secret in the form body."),
+            Property("scopes", .list(.string(.text)), "Scopes to ask for."),
+            Property("refreshToken", secret, "The initial refresh token (grant refreshToken); a stored one takes precedence."),
+            Property("tokenStore", .string(.text),
+                     "File keeping the latest refresh token across runs: a path inside the schema's folder (mode 0600)."),
+        ])), "OAuth 2.0: tokens fetched, cached and refreshed before they expire and once on a 401."),
     ])
 
     static let client = ObjectShape("client", "How the REST client talks to the service.", [
@@ -167,6 +180,11 @@ public enum RestMapGrammar {
         Property("maxHeaders", .integer(minimum: 1), "Largest response head in bytes; default 65536."),
         Property("cache", .boolean, "Revalidate with ETag / Last-Modified and reuse unchanged results; default true."),
         Property("trustedOrigins", .list(.string(.url)), "Other origins (scheme://host:port) that receive credentials and may be paged into."),
+        Property("rateLimit", .object(ObjectShape("rateLimit", "A request budget shared by every request of the client; requests wait for it.", [
+            Property("requests", .integer(minimum: 1), required: true, "Requests allowed per period."),
+            Property("per", .integer(minimum: 1), "The period in seconds; default 1."),
+            Property("burst", .integer(minimum: 1), "Requests that may go at once after a quiet time; default: requests."),
+        ])), "Request budget (token bucket); the server's rate-limit headers are honoured besides."),
     ])
 
     static let route = Shape.choice([
@@ -223,7 +241,7 @@ public enum RestMapGrammar {
             missingRelationships,
         ])), "Mapping options of every entity (RestKit's RKObjectMapping defaults)."),
         Property("auth", .object(auth), "Authentication."),
-        Property("client", .object(client), "Timeouts, retries, limits, caching and trusted origins of the client."),
+        Property("client", .object(client), "Timeouts, retries, limits, caching, trusted origins and the request budget of the client."),
         Property("entities", .dictionary(.object(entity)), required: true, "Record shapes by name."),
         Property("responses", .list(.object(response)), "Response descriptors."),
         Property("errors", .list(.object(errorDescriptor)), "Error descriptors."),

@@ -19,6 +19,54 @@ public enum Authentication: Sendable, Hashable {
     case apiKey(name: String, placement: APIKeyPlacement, value: Secret)
     /// A session token from a login route, sent in a header on later requests.
     case session(SessionLogin)
+    /// An OAuth 2.0 access token from a token endpoint (RFC 6749), sent as a bearer token.
+    case oauth2(OAuth2Settings)
+}
+
+/// The OAuth 2.0 grant that obtains access tokens.
+public enum OAuth2Grant: String, Sendable, Hashable, CaseIterable {
+    /// RFC 6749 §4.4: the client's own credentials.
+    case clientCredentials
+    /// RFC 6749 §6: a refresh token, possibly rotated by each answer.
+    case refreshToken
+}
+
+/// How the client authenticates itself to the token endpoint (RFC 6749 §2.3.1).
+public enum OAuth2ClientAuthentication: String, Sendable, Hashable, CaseIterable {
+    /// `Authorization: Basic` with the form-encoded client id and secret.
+    case basic
+    /// `client_id` and `client_secret` in the form body.
+    case post
+}
+
+/// `auth: { oauth2: … }`: where and how access tokens are obtained.
+public struct OAuth2Settings: Sendable, Hashable {
+    /// The token endpoint: an absolute http(s) URL, or a path relative to the base URL.
+    public var tokenURL: String
+    public var grant: OAuth2Grant
+    public var clientID: Secret
+    /// The client secret; `nil` for a public client.
+    public var clientSecret: Secret?
+    public var clientAuthentication: OAuth2ClientAuthentication
+    /// Scopes asked for (`scope`, space-separated); empty: none asked.
+    public var scopes: [String]
+    /// The initial refresh token (grant `refreshToken`); a token in `tokenStore` takes precedence.
+    public var refreshToken: Secret?
+    /// File that keeps the latest refresh token across runs: a relative path inside the schema's folder.
+    public var tokenStore: String?
+
+    public init(tokenURL: String, grant: OAuth2Grant, clientID: Secret, clientSecret: Secret? = nil,
+                clientAuthentication: OAuth2ClientAuthentication = .basic, scopes: [String] = [],
+                refreshToken: Secret? = nil, tokenStore: String? = nil) {
+        self.tokenURL = tokenURL
+        self.grant = grant
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.clientAuthentication = clientAuthentication
+        self.scopes = scopes
+        self.refreshToken = refreshToken
+        self.tokenStore = tokenStore
+    }
 }
 
 /// Where an API key goes.
@@ -100,6 +148,23 @@ public struct QueryParameter: Sendable, Hashable {
     }
 }
 
+/// A request budget (`client: { rateLimit: … }`): `requests` per `per` seconds, at most `burst`
+/// at once, shared by every request of one client.
+public struct RateLimitSettings: Sendable, Hashable {
+    /// Requests allowed per period.
+    public var requests: Int
+    /// The period in seconds.
+    public var per: Int
+    /// Requests that may go at once after a quiet time; `nil` = `requests`.
+    public var burst: Int?
+
+    public init(requests: Int, per: Int, burst: Int? = nil) {
+        self.requests = requests
+        self.per = per
+        self.burst = burst
+    }
+}
+
 /// Timeouts, retries, limits, caching and trusted origins of the client (`client:`).
 public struct ClientSettings: Sendable, Hashable {
     /// Seconds to establish a connection.
@@ -124,6 +189,8 @@ public struct ClientSettings: Sendable, Hashable {
     public var cache: Bool
     /// Other origins (`scheme://host[:port]`) that receive credentials and may be paged into.
     public var trustedOrigins: [Located<String>]
+    /// The request budget, if any.
+    public var rateLimit: RateLimitSettings?
 
     public init() {
         retryAllMethods = false

@@ -272,7 +272,7 @@ final class SchemaReader {
     func readAuth(_ node: SchemaNode?, routes: [NamedRoute]) -> Authentication? {
         guard let node, let pairs = node.mapping else { return nil }
         guard pairs.count == 1, let pair = pairs.first, let kind = pair.key.scalarText else {
-            if pairs.count > 1 { error("auth takes one kind (bearer, basic, apiKey or session), found \(pairs.count)", at: pairs[1].key) }
+            if pairs.count > 1 { error("auth takes one kind (bearer, basic, apiKey, session or oauth2), found \(pairs.count)", at: pairs[1].key) }
             return nil
         }
         let value = pair.value
@@ -299,9 +299,71 @@ final class SchemaReader {
                 route: route, credentials: credentials, token: token, header: value["header"]?.scalarText ?? "Authorization",
                 prefix: value["prefix"]?.scalarText ?? "Bearer ",
                 format: value["format"]?.stringValue.flatMap(RequestFormat.init(rawValue:)) ?? .json))
+        case "oauth2":
+            return readOAuth2(value)
         default:
             return nil
         }
+    }
+
+    /// `auth: { oauth2: … }`; the structure (required keys, enumerations) is the grammar's.
+    func readOAuth2(_ node: SchemaNode) -> Authentication? {
+        guard let urlNode = node["tokenURL"], let tokenURL = urlNode.stringValue,
+              let grant = node["grant"]?.stringValue.flatMap(OAuth2Grant.init(rawValue:)),
+              let clientID = readSecret(node["clientID"]) else { return nil }
+        var valid = true
+        let url = URL(string: tokenURL)
+        let absolute = url?.scheme.map { ["http", "https"].contains($0.lowercased()) } == true && url?.host != nil
+        if !absolute, !tokenURL.hasPrefix("/") {
+            error("tokenURL must be an absolute http(s) URL or a path starting with '/' (relative to baseURL), found '\(tokenURL)'", at: urlNode)
+            valid = false
+        }
+        let clientSecret = node["clientSecret"].flatMap { readSecret($0) }
+        let refreshToken = node["refreshToken"].flatMap { readSecret($0) }
+        var tokenStore: String?
+        if let storeNode = node["tokenStore"], let path = storeNode.stringValue {
+            if path.isEmpty || path.hasSuffix("/") {
+                error("tokenStore names a file, found '\(path)'", at: storeNode)
+                valid = false
+            } else if path.hasPrefix("/") || path.hasPrefix("~") || path.split(separator: "/").contains("..") {
+                // The client writes this file: a schema may only name one in its own folder.
+                error("tokenStore must be a path inside the schema's folder (relative, without '..'), found '\(path)'", at: storeNode)
+                valid = false
+            }
+            tokenStore = path
+        }
+        switch grant {
+        case .clientCredentials:
+            if clientSecret == nil, node["clientSecret"] == nil {
+                error("grant clientCredentials needs clientSecret", at: node)
+                valid = false
+            }
+            for key in ["refreshToken", "tokenStore"] {
+                if let extra = node.mapping?.first(where: { $0.key.scalarText == key }) {
+                    error("'\(key)' belongs to grant refreshToken; clientCredentials needs no refresh token", at: extra.key)
+                    valid = false
+                }
+            }
+        case .refreshToken:
+            if node["refreshToken"] == nil, node["tokenStore"] == nil {
+                error("grant refreshToken needs refreshToken (the initial token), tokenStore, or both", at: node)
+                valid = false
+            }
+        }
+        var scopes: [String] = []
+        for item in node["scopes"]?.sequence ?? [] {
+            guard let scope = item.scalarText else { continue }
+            if scope.isEmpty || scope.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" || !$0.isASCII || $0.asciiValue! < 0x21 }) {
+                error("'\(scope)' is not an OAuth scope: printable ASCII without spaces, quotes or backslashes", at: item)
+                valid = false
+            }
+            scopes.append(scope)
+        }
+        guard valid else { return nil }
+        return .oauth2(OAuth2Settings(
+            tokenURL: tokenURL, grant: grant, clientID: clientID, clientSecret: clientSecret,
+            clientAuthentication: node["clientAuthentication"]?.stringValue.flatMap(OAuth2ClientAuthentication.init(rawValue:)) ?? .basic,
+            scopes: scopes, refreshToken: refreshToken, tokenStore: tokenStore))
     }
 
     func readClient(_ node: SchemaNode?) -> ClientSettings {
@@ -326,6 +388,13 @@ final class SchemaReader {
                 continue
             }
             settings.trustedOrigins.append(Located(text, at: item.textLocation))
+        }
+        if let limit = node["rateLimit"], let requests = limit["requests"]?.intValue, requests >= 1 {
+            let per = limit["per"]?.intValue ?? 1
+            let burst = limit["burst"]?.intValue
+            if per >= 1, burst.map({ $0 >= 1 }) ?? true {
+                settings.rateLimit = RateLimitSettings(requests: requests, per: per, burst: burst)
+            }
         }
         return settings
     }
