@@ -84,7 +84,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         var progress = SyncProgress(live: isatty(STDERR_FILENO) == 1)
         do {
             for try await event in synchronizer.run(SyncOptions(resources: resources, fullRefresh: fullRefresh, maxPages: maxPages, concurrency: concurrency)) {
-                progress.show(event, requests: synchronizer.client.statistics.requests)
+                progress.show(event, statistics: synchronizer.client.statistics)
                 if case .resourceFinished(let report) = event { reports.append(report) }
             }
         } catch {
@@ -170,7 +170,8 @@ struct SyncResetCommand: AsyncParsableCommand {
 }
 
 /// What `restmap sync` shows while it runs, on standard error: on a terminal one live line per
-/// resource (parents done, pages, records, requests per second, the time left by parents), else
+/// resource (parents reached, pages, records, requests per second, waits for the rate budget,
+/// the time left by parents), else
 /// one plain line per page.
 struct SyncProgress {
     let live: Bool
@@ -187,7 +188,8 @@ struct SyncProgress {
         self.live = live
     }
 
-    mutating func show(_ event: SyncEvent, requests: Int) {
+    mutating func show(_ event: SyncEvent, statistics: ClientStatistics) {
+        let requests = statistics.requests
         switch event {
         case .resourceStarted(let name, let count):
             (resource, parents, parentsDone, pages, records, started, requestsAtStart) = (name, count, [], 0, 0, Date(), requests)
@@ -197,7 +199,7 @@ struct SyncProgress {
             records += count
             if live {
                 parentsDone.insert(parent)
-                draw(requests: requests)
+                draw(requests: requests, waits: statistics.rateLimitWaits)
             } else {
                 Terminal.error("restmap: sync \(name)\(parent.isEmpty ? "" : " [\(parent)]"): page \(page), \(count) record\(count == 1 ? "" : "s")\n")
             }
@@ -207,7 +209,7 @@ struct SyncProgress {
         case .resourceFinished(let report):
             parentsDone = Set((0..<report.parents).map(String.init))
             if live {
-                draw(requests: requests)
+                draw(requests: requests, waits: statistics.rateLimitWaits)
                 Terminal.error("\n")
                 lineOpen = false
             }
@@ -218,10 +220,11 @@ struct SyncProgress {
         }
     }
 
-    private mutating func draw(requests: Int) {
+    private mutating func draw(requests: Int, waits: Int) {
         let elapsed = max(Date().timeIntervalSince(started), 0.001)
         let rate = Double(requests - requestsAtStart) / elapsed
         var line = "sync \(resource): \(parentsDone.count)/\(parents) parents, \(pages) pages, \(records) records, \(String(format: "%.0f", rate)) req/s"
+        if waits > 0 { line += ", \(waits) waits for the rate budget" }
         if parents > 1, !parentsDone.isEmpty, parentsDone.count < parents {
             let left = elapsed / Double(parentsDone.count) * Double(parents - parentsDone.count)
             line += String(format: ", about %.0f s left", left)
