@@ -93,30 +93,47 @@ public struct Synchronizer: Sendable {
     private func runAll(_ options: SyncOptions, _ emit: @escaping @Sendable (SyncEvent) -> Void) async throws {
         for resource in try resources(named: options.resources) {
             try Task.checkCancellation()
-            let parents = try await parentRuns(of: resource)
+            var parents = try await parentRuns(of: resource)
             emit(.resourceStarted(resource: resource.name, parents: parents.count))
             var report = SyncResourceReport(resource: resource.name, parents: parents.count, pages: 0, records: 0,
                                             failures: [], transportFailed: false)
-            // Up to `concurrency` parents at once; the store serializes the saves.
-            try await withThrowingTaskGroup(of: ParentOutcome.self) { group in
-                var pending = parents.makeIterator()
-                func startNext() {
-                    guard let parent = pending.next() else { return }
-                    group.addTask { try await self.outcome(resource, parent: parent, options: options, emit) }
+            // A resource over its own entity (folders in folders) goes down level by level: the
+            // records each level stored are the next level's parents, up to `depth` levels.
+            let levels = resource.parent?.entity.value == resource.entity.value ? resource.parent?.depth ?? 1 : 1
+            var visited = Set<String>()
+            for level in 1...levels {
+                if level > 1 {
+                    parents = try await parentRuns(of: resource).filter { !visited.contains($0.key) }
+                    if parents.isEmpty { break }
+                    report.parents += parents.count
                 }
-                for _ in 0..<max(1, options.concurrency) { startNext() }
-                for try await outcome in group {
-                    report.pages += outcome.pages
-                    report.records += outcome.records
-                    if let failure = outcome.failure {
-                        report.failures.append(failure.message)
-                        report.transportFailed = report.transportFailed || failure.isTransport
-                    }
-                    startNext()
-                }
+                visited.formUnion(parents.map(\.key))
+                try await runParents(parents, of: resource, options: options, into: &report, emit)
             }
             report.failures.sort()
             emit(.resourceFinished(report))
+        }
+    }
+
+    /// Runs the parents of one resource, up to `concurrency` at once (the store serializes the saves).
+    private func runParents(_ parents: [ParentRun], of resource: SyncResource, options: SyncOptions,
+                            into report: inout SyncResourceReport, _ emit: @escaping @Sendable (SyncEvent) -> Void) async throws {
+        try await withThrowingTaskGroup(of: ParentOutcome.self) { group in
+            var pending = parents.makeIterator()
+            func startNext() {
+                guard let parent = pending.next() else { return }
+                group.addTask { try await self.outcome(resource, parent: parent, options: options, emit) }
+            }
+            for _ in 0..<max(1, options.concurrency) { startNext() }
+            for try await outcome in group {
+                report.pages += outcome.pages
+                report.records += outcome.records
+                if let failure = outcome.failure {
+                    report.failures.append(failure.message)
+                    report.transportFailed = report.transportFailed || failure.isTransport
+                }
+                startNext()
+            }
         }
     }
 

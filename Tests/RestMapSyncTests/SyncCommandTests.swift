@@ -39,7 +39,7 @@ struct SyncCommandTests {
     static func requests(_ server: SampleServer) throws -> [String: Int] {
         let data = try Data(contentsOf: URL(string: server.baseURL + "/sync/_stats")!)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        return object?["requests"] as? [String: Int] ?? [:]
+        return (object?["requests"] as? [String: Int] ?? [:]).filter { $0.value > 0 }
     }
 
     static func post(_ server: SampleServer, _ path: String) async throws {
@@ -218,6 +218,54 @@ struct SyncCommandTests {
             #expect(run.status == 0, "\(run.errors)")
             #expect(run.errors.contains("note: events [accountID=2]: the cursor changed in the schema; its state starts over"), "\(run.errors)")
             #expect(run.output == "events: 3 runs, 3 pages, 60 records\n")
+        }
+    }
+
+    static let foldersSchema = """
+        restmap: 1
+        name: folders
+        entities:
+          Folder:
+            identifiedBy: folderID
+            attributes:
+              folderID: { from: id, type: integer }
+              parentID: { from: parent_id, type: integer }
+              name: name
+        responses:
+          - { path: /sync/folders, entity: Folder }
+          - { path: "/sync/folders/:folderID/folders", entity: Folder }
+        routes:
+          rootFolders: GET /sync/folders
+          subfolders: GET /sync/folders/:folderID/folders
+        sync:
+          subfolders:
+            route: subfolders
+            entity: Folder
+            parent: { entity: Folder, depth: DEPTH }
+          rootFolders: { route: rootFolders, entity: Folder }
+        """
+
+    @Test("A resource over its own entity goes down the tree level by level, to its depth, after the resource it starts from")
+    func foldersInFolders() async throws {
+        try await SampleServer.with { server in
+            let folder = try Self.folder()
+            for (depth, expected) in [(1, 9), (5, 21)] {
+                let schema = folder.appendingPathComponent("folders-\(depth).yaml").path
+                try Self.foldersSchema.replacingOccurrences(of: "DEPTH", with: String(depth)).write(toFile: schema, atomically: true, encoding: .utf8)
+                let db = folder.appendingPathComponent("folders-\(depth).sqlite").path
+                let run = try Self.restmap(["sync", "--schema", schema, "--db", db, "--base-url", server.baseURL])
+                #expect(run.status == 0, "\(run.errors)")
+                // 3 roots with 2 subfolders each, 3 levels: depth 1 reads the roots' subfolders only.
+                #expect(try Self.sql(db, "SELECT count(*), count(DISTINCT folderID) FROM Folder") == ["\(expected)|\(expected)"])
+                #expect(run.output.hasPrefix("rootFolders: 1 run, 1 pages, 3 records\n"), "\(run.output)")
+            }
+            // Depth 5 stops when a level finds nothing new: 3 + 6 + 12 folders asked for their subfolders.
+            #expect(try Self.requests(server)["/sync/folders/:folderID/folders"] == 3 + 3 + 6 + 12)
+            let withoutDepth = folder.appendingPathComponent("folders-none.yaml").path
+            try Self.foldersSchema.replacingOccurrences(of: ", depth: DEPTH", with: "").write(toFile: withoutDepth, atomically: true, encoding: .utf8)
+            let refused = try Self.restmap(["validate", withoutDepth])
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("fans out over its own entity 'Folder': give 'depth', the most levels to go down"), "\(refused.output)")
         }
     }
 }

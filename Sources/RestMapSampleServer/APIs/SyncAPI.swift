@@ -29,6 +29,29 @@ actor SyncAPI {
     static let accountsPattern = "/sync/accounts"
     static let eventsPattern = "/sync/accounts/:accountID/events"
     static let notesPattern = "/sync/accounts/:accountID/notes"
+    static let rootFoldersPattern = "/sync/folders"
+    static let subfoldersPattern = "/sync/folders/:folderID/folders"
+
+    /// A folder tree that does not change: 3 root folders, each folder above the third level
+    /// with 2 subfolders (21 in all), ids in breadth-first order.
+    static let folders: [(id: Int, parentID: Int?, json: [UInt8])] = {
+        var folders: [(id: Int, parentID: Int?, level: Int)] = (1...3).map { ($0, nil, 1) }
+        var index = 0
+        while index < folders.count {
+            let folder = folders[index]
+            if folder.level < 3 {
+                for _ in 0..<2 { folders.append((folders.count + 1, folder.id, folder.level + 1)) }
+            }
+            index += 1
+        }
+        return folders.map { folder in
+            let json = JSONValue.object([
+                "id": .integer(folder.id), "parent_id": folder.parentID.map { .integer($0) } ?? .null,
+                "name": .string("Folder \(folder.id)"), "updated_at": .string(ISO8601Text.string(from: Double(clockStart))),
+            ]).bytes
+            return (folder.id, folder.parentID, json)
+        }
+    }()
 
     /// An event or a note, with its JSON written once.
     private struct Item {
@@ -121,6 +144,13 @@ actor SyncAPI {
         router.on(.post, "/sync/_mutate") { request in await self.mutate(request) }
         router.on(.post, "/sync/_reset") { _ in await self.reset() }
         router.on(.get, "/sync/_stats") { _ in await self.stats() }
+        router.on(.get, RouterPath(Self.rootFoldersPattern)) { _ in await self.subfolders(of: nil) }
+        router.on(.get, RouterPath(Self.subfoldersPattern)) { request in
+            guard let id = Int(request.parameter("folderID")), Self.folders.contains(where: { $0.id == id }) else {
+                return Reply.error(.notFound, "error", "Folder not found")
+            }
+            return await self.subfolders(of: id)
+        }
     }
 
     private static let accountNotFound = Reply.error(.notFound, "error", "Account not found")
@@ -290,8 +320,14 @@ actor SyncAPI {
         return .json(bytes: Array("{}".utf8))
     }
 
+    /// The folders directly in `parent` (the root folders for `nil`), by id.
+    private func subfolders(of parent: Int?) -> Reply {
+        count(parent == nil ? Self.rootFoldersPattern : Self.subfoldersPattern)
+        return .jsonArray(Self.folders.lazy.filter { $0.parentID == parent }.map(\.json))
+    }
+
     private func stats() -> Reply {
-        let patterns = [Self.accountsPattern, Self.eventsPattern, Self.notesPattern]
+        let patterns = [Self.accountsPattern, Self.eventsPattern, Self.notesPattern, Self.rootFoldersPattern, Self.subfoldersPattern]
         return .json(.object([
             "clock": .string(ISO8601Text.string(from: Double(clock))),
             "requests": .object(patterns.map { JSONValue.Member(key: $0, value: .integer(requestCounts[$0, default: 0])) }),

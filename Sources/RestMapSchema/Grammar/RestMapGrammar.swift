@@ -214,6 +214,7 @@ public enum RestMapGrammar {
             Property("entity", .string(.entityName), required: true, "The parent entity."),
             Property("parameters", .dictionary(.string(.text)),
                      "route parameter: parent attribute; a parameter not listed takes the attribute of its own name."),
+            Property("depth", .integer(minimum: 1), "For a parent entity that is the resource's own (folders in folders): the most levels to go down."),
         ])), "Fan-out over parent records; parents synced in the same run come first."),
         Property("cursor", .object(ObjectShape("cursor", "Incremental state: fetch only what changed since the last run.", [
             Property("attribute", .string(.text), required: true, "Attribute of the records that grows with each change (a date or a number)."),

@@ -19,6 +19,9 @@ public struct SyncParent: Sendable {
     public var entity: Located<String>
     /// Route parameter → parent attribute; a route parameter not listed takes the attribute of its own name.
     public var parameters: [String: Located<String>]
+    /// For a resource that fans out over its own entity (folders in folders): how many levels
+    /// below the records other resources stored it goes at most.
+    public var depth: Int?
 }
 
 /// How a resource fetches only what changed since the last run.

@@ -678,7 +678,8 @@ final class SchemaReader {
                 guard let parameter = item.key.scalarText, let attribute = item.value.stringValue else { continue }
                 parameters[parameter] = Located(attribute, at: item.value.textLocation)
             }
-            parent = SyncParent(entity: Located(parentName, at: parentEntity.textLocation), parameters: parameters)
+            parent = SyncParent(entity: Located(parentName, at: parentEntity.textLocation), parameters: parameters,
+                                depth: parentNode["depth"]?.intValue)
         }
         var cursor: SyncCursor?
         if let cursorNode = node["cursor"], let attributeNode = cursorNode["attribute"], let attribute = attributeNode.stringValue {

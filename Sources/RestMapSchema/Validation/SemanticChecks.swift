@@ -204,9 +204,9 @@ struct SemanticChecks {
                 }
                 continue
             }
-            if parent.entity.value == resource.entity.value {
+            if parent.entity.value == resource.entity.value, parent.depth == nil {
                 diagnostics.append(.error(
-                    "sync resource '\(resource.name)' fans out over its own entity '\(parent.entity.value)', which restmap sync does not support yet",
+                    "sync resource '\(resource.name)' fans out over its own entity '\(parent.entity.value)': give 'depth', the most levels to go down",
                     at: parent.entity.location))
             }
             guard let parentEntity = reference(parent.entity, "sync parent"), parentEntity.dynamic == nil else { continue }
