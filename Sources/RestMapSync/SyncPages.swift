@@ -15,6 +15,7 @@ extension Synchronizer {
                   completing windowEnd: SyncCursorValue? = nil, _ emit: (SyncEvent) -> Void) async throws {
         let resource = run.resource
         let cursor = resource.cursor
+        let attribute = cursor?.attribute?.value
         let identity = schema.entities.first { $0.name == resource.entity.value }?.identifiedBy.map(\.value) ?? []
         // One page per request, each saved before the next is asked for: a run holds one page at a
         // time, and a kill costs at most the page in flight.
@@ -30,19 +31,23 @@ extension Synchronizer {
                 throw SyncError("\(run.label): the service sent page \(url) twice: stopped")
             }
             var pages = client.pages(route: resource.route.value, parameters: run.parent.parameters,
-                                     query: resume == nil ? query : [:], maxPages: 1, resumingAt: resume).makeAsyncIterator()
+                                     query: resume == nil ? query : [:], maxPages: 1, resumingAt: resume,
+                                     extracting: cursor?.token.map { [$0] } ?? []).makeAsyncIterator()
             guard let page = try await pages.next() else { return }
             let read = page.records.filter { $0.entity == resource.entity.value }
             if run.fullRefresh { run.seen += read.map { record in identity.map { record[$0].value ?? .null } } }
             var records = read
-            if let cursor, cursor.filter == .client, let baseline = run.baseline {
+            if let attribute, cursor?.filter == .client, let baseline = run.baseline {
                 records = records.filter { record in
-                    SyncCursorValue(record[cursor.attribute.value].value).map { $0 > baseline } ?? true
+                    SyncCursorValue(record[attribute].value).map { $0 > baseline } ?? true
                 }
             }
-            if let cursor {
-                let newest = records.compactMap { SyncCursorValue($0[cursor.attribute.value].value) }.max()
+            if let attribute {
+                let newest = records.compactMap { SyncCursorValue($0[attribute].value) }.max()
                 state.runNewest = [state.runNewest, newest].compactMap { $0 }.max()
+            } else if cursor?.token != nil, case let token?? = page.extracted.first, let text = Synchronizer.tokenText(token) {
+                // A token the API hands back: the latest one is the state, whatever it sorts like.
+                state.runNewest = .text(text)
             }
             run.pages += 1
             run.kept += records.count
@@ -61,7 +66,9 @@ extension Synchronizer {
                 // The range is complete: the high-water mark moves now.
                 state.resume = nil
                 let complete = page.stopReason?.isIncomplete != true
-                if complete, let newest = [state.runNewest, windowEnd].compactMap({ $0 }).max() {
+                if complete, cursor?.token != nil {
+                    state.highWater = state.runNewest ?? state.highWater
+                } else if complete, let newest = [state.runNewest, windowEnd].compactMap({ $0 }).max() {
                     state.highWater = run.fullRefresh && windowEnd == nil ? newest : max(state.highWater ?? newest, newest)
                 }
                 if last {

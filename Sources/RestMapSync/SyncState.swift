@@ -82,7 +82,7 @@ public struct SyncState: Sendable, Codable, Hashable {
 
     static func signature(of cursor: SyncCursor?) -> String {
         guard let cursor else { return "" }
-        return [cursor.attribute.value, cursor.parameter ?? "", cursor.filter.rawValue].joined(separator: "|")
+        return [cursor.attribute?.value ?? "token:\(cursor.token?.text ?? "")", cursor.parameter ?? "", cursor.filter.rawValue].joined(separator: "|")
     }
 }
 

@@ -280,6 +280,12 @@ public struct Synchronizer: Sendable {
         return String(decoding: try encoder.encode(state), as: UTF8.self)
     }
 
+    /// A token the API handed back, as text (a number as its digits).
+    static func tokenText(_ value: Value) -> String? {
+        let text = Self.text(value)
+        return text.isEmpty ? nil : text
+    }
+
     /// A value as a route parameter or a parent key.
     static func text(_ value: Value?) -> String {
         switch value {

@@ -268,4 +268,41 @@ struct SyncCommandTests {
             #expect(refused.output.contains("fans out over its own entity 'Folder': give 'depth', the most levels to go down"), "\(refused.output)")
         }
     }
+
+    @Test("A cursor the API hands back: the token of the last answer is the state, sent as the parameter next time")
+    func tokenCursor() async throws {
+        try await SampleServer.with { server in
+            let folder = try Self.folder()
+            let original = try String(contentsOfFile: Self.schema, encoding: .utf8)
+            let schema = folder.appendingPathComponent("changes.yaml").path
+            try original
+                .replacingOccurrences(of: "  - { method: GET, path: \"/sync/accounts/:accountID/notes\", entity: Note }",
+                                      with: "  - { method: GET, path: \"/sync/accounts/:accountID/changes\", keyPath: changes, entity: Event }")
+                .replacingOccurrences(of: "\nsync:\n", with: """
+
+                    sync:
+                      changes:
+                        route: changes
+                        entity: Event
+                        parent: { entity: Account }
+                        cursor: { token: nextToken, parameter: token }
+
+                    """)
+                .replacingOccurrences(of: "\nroutes:\n", with: "\nroutes:\n  changes: GET /sync/accounts/:accountID/changes\n")
+                .write(toFile: schema, atomically: true, encoding: .utf8)
+            let db = folder.appendingPathComponent("sync.sqlite").path
+            let first = try Self.restmap(["sync", "--schema", schema, "--db", db, "--base-url", server.baseURL, "accounts", "changes"])
+            #expect(first.status == 0, "\(first.errors)")
+            #expect(first.output == "accounts: 1 run, 1 pages, 3 records\nchanges: 3 runs, 3 pages, 60 records\n")
+            #expect(try Self.sql(db, "SELECT json_extract(value, '$.highWater.text._0') FROM rm_checkpoints WHERE key = 'sync/changes/accountID=1'")
+                == ["1767225600"])
+            try await Self.post(server, "/sync/_mutate?updates=2&inserts=3&seed=1")
+            let second = try Self.restmap(["sync", "--schema", schema, "--db", db, "--base-url", server.baseURL, "changes"])
+            #expect(second.status == 0, "\(second.errors)")
+            #expect(second.output == "changes: 3 runs, 3 pages, 5 records\n")
+            #expect(try Self.sql(db, "SELECT count(*), count(DISTINCT eventID) FROM Event") == ["63|63"])
+            #expect(try Self.sql(db, "SELECT DISTINCT json_extract(value, '$.highWater.text._0') FROM rm_checkpoints WHERE key LIKE 'sync/changes/%'")
+                == ["1767229200"])
+        }
+    }
 }

@@ -14,6 +14,8 @@ public struct Page: Sendable {
     /// time), also when the run stops at a page limit: where a later run goes on
     /// (`pages(route:…resumingAt:)`).
     public var nextURL: String? = nil
+    /// The values at the key paths the caller asked to extract (`pages(…extracting:)`), in order.
+    public var extracted: [Value?] = []
 
     /// The page's root records.
     public var records: [Record] { response.result.records }
@@ -45,7 +47,7 @@ extension RestClient {
     ///     page and offset); pages are still delivered in order.
     public func pages(route name: String, parameters: [String: String] = [:], query: [String: String] = [:],
                       headers: HTTPFields = [:], maxPages: Int? = nil, concurrency: Int = 1,
-                      resumingAt resume: PageResumePoint? = nil) -> PageSequence {
+                      resumingAt resume: PageResumePoint? = nil, extracting: [MappingKeyPath] = []) -> PageSequence {
         let named = mapper.schema.routes.first { $0.name == name }
         let start: Result<(String, String), ClientError>
         do {
@@ -56,7 +58,7 @@ extension RestClient {
         }
         let pagination = named?.pagination ?? mapper.schema.pagination
         return pages(start: start, pagination: named == nil ? nil : pagination, parameters: parameters, query: query,
-                     headers: headers.dictionary, maxPages: maxPages, concurrency: concurrency, resume: resume)
+                     headers: headers.dictionary, maxPages: maxPages, concurrency: concurrency, resume: resume, extracting: extracting)
     }
 
     /// The pages of a path relative to the base URL, with the pagination of the named route whose
@@ -72,7 +74,7 @@ extension RestClient {
 
     private func pages(start: Result<(String, String), ClientError>, pagination: Pagination?, parameters: [String: String],
                        query: [String: String], headers: [String: String], maxPages: Int?, concurrency: Int,
-                       resume: PageResumePoint? = nil) -> PageSequence {
+                       resume: PageResumePoint? = nil, extracting: [MappingKeyPath] = []) -> PageSequence {
         let given = [maxPages, pagination?.maxPages].compactMap { $0 }.min()
         let limit = PageLimit(count: given ?? configuration.maxPages, isDefaultCap: given == nil)
         let firstURL = (try? start.get()).flatMap { _, path in
@@ -86,6 +88,7 @@ extension RestClient {
                     var pager = Pager(client: self, pagination: pagination, method: method, path: path, parameters: parameters,
                                       query: query, headers: headers, limit: limit, concurrency: resume == nil ? max(1, concurrency) : 1)
                     pager.resume = resume
+                    pager.extracting = extracting
                     try await pager.run { continuation.yield($0) }
                     continuation.finish()
                 } catch {
@@ -133,6 +136,8 @@ struct Pager {
     let limit: PageLimit
     /// Where the run starts instead of the first page.
     var resume: PageResumePoint?
+    /// Key paths whose values each page carries in `Page.extracted`.
+    var extracting: [MappingKeyPath] = []
     let concurrency: Int
 
     /// The key paths read from every page, and their positions in `values`.
@@ -175,7 +180,8 @@ struct Pager {
     mutating func run(_ deliver: (Page) -> Void) async throws {
         guard let pagination else {
             let response = try await fetch(url: client.url(for: path, query: query))
-            deliver(Page(number: 1, response: response, stopReason: .notPaginated))
+            deliver(Page(number: 1, response: response, stopReason: .notPaginated,
+                         extracted: Array(response.values.suffix(extracting.count))))
             return
         }
         var url = try resume?.url ?? pageURL(number: 1, cursor: nil)
@@ -191,12 +197,13 @@ struct Pager {
                 (url: next, task: Task { try await client.receive(method: method, url: next, parameters: parameters, headers: headers) })
             }
             let response: ClientResponse
-            do { response = try await client.map(exchange, extracting: keyPaths) } catch {
+            do { response = try await client.map(exchange, extracting: keyPaths + extracting) } catch {
                 ahead?.task.cancel()
                 throw error
             }
             let (stop, next) = decide(number: number, response: response)
-            deliver(Page(number: number, response: response, stopReason: stop, nextURL: next))
+            deliver(Page(number: number, response: response, stopReason: stop, nextURL: next,
+                         extracted: Array(response.values.suffix(extracting.count))))
             guard stop == nil, let next else {
                 ahead?.task.cancel()
                 return
@@ -271,7 +278,7 @@ struct Pager {
     }
 
     private func fetch(url: String) async throws(ClientError) -> ClientResponse {
-        try await client.request(method: method, url: url, parameters: parameters, headers: headers, extracting: keyPaths)
+        try await client.request(method: method, url: url, parameters: parameters, headers: headers, extracting: keyPaths + extracting)
     }
 
     private func receive(url: String) async throws(ClientError) -> Exchange {

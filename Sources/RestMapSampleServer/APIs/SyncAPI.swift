@@ -29,6 +29,7 @@ actor SyncAPI {
     static let accountsPattern = "/sync/accounts"
     static let eventsPattern = "/sync/accounts/:accountID/events"
     static let notesPattern = "/sync/accounts/:accountID/notes"
+    static let changesPattern = "/sync/accounts/:accountID/changes"
     static let rootFoldersPattern = "/sync/folders"
     static let subfoldersPattern = "/sync/folders/:folderID/folders"
 
@@ -144,6 +145,7 @@ actor SyncAPI {
         router.on(.post, "/sync/_mutate") { request in await self.mutate(request) }
         router.on(.post, "/sync/_reset") { _ in await self.reset() }
         router.on(.get, "/sync/_stats") { _ in await self.stats() }
+        router.on(.get, RouterPath(Self.changesPattern)) { request in await self.changes(request) }
         router.on(.get, RouterPath(Self.rootFoldersPattern)) { _ in await self.subfolders(of: nil) }
         router.on(.get, RouterPath(Self.subfoldersPattern)) { request in
             guard let id = Int(request.parameter("folderID")), Self.folders.contains(where: { $0.id == id }) else {
@@ -320,6 +322,28 @@ actor SyncAPI {
         return .json(bytes: Array("{}".utf8))
     }
 
+    /// An account's events changed after `token` (all without one), oldest first, with the token
+    /// of now to send next time: `{"changes": […], "nextToken": "…"}`. The token is opaque to
+    /// clients (the clock in seconds).
+    private func changes(_ request: RouteRequest) -> Reply {
+        count(Self.changesPattern)
+        guard let index = accountIndex(request) else { return Self.accountNotFound }
+        var after = Int64.min
+        if let token = request.query("token") {
+            guard let seconds = Int64(token) else { return .error(.badRequest, "error", "token: not a token this API handed out: '\(token)'") }
+            after = seconds
+        }
+        let events = accounts[index].events
+        let first = Self.firstIndex(events) { $0.updatedAt > after }
+        var body: [UInt8] = Array(#"{"changes":["#.utf8)
+        for (offset, event) in events[first...].enumerated() {
+            if offset > 0 { body.append(UInt8(ascii: ",")) }
+            body += event.json
+        }
+        body += Array(#"],"nextToken":"\#(clock)"}"#.utf8)
+        return .json(bytes: body)
+    }
+
     /// The folders directly in `parent` (the root folders for `nil`), by id.
     private func subfolders(of parent: Int?) -> Reply {
         count(parent == nil ? Self.rootFoldersPattern : Self.subfoldersPattern)
@@ -327,7 +351,8 @@ actor SyncAPI {
     }
 
     private func stats() -> Reply {
-        let patterns = [Self.accountsPattern, Self.eventsPattern, Self.notesPattern, Self.rootFoldersPattern, Self.subfoldersPattern]
+        let patterns = [Self.accountsPattern, Self.eventsPattern, Self.notesPattern, Self.changesPattern,
+                        Self.rootFoldersPattern, Self.subfoldersPattern]
         return .json(.object([
             "clock": .string(ISO8601Text.string(from: Double(clock))),
             "requests": .object(patterns.map { JSONValue.Member(key: $0, value: .integer(requestCounts[$0, default: 0])) }),

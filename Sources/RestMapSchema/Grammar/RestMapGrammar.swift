@@ -217,7 +217,8 @@ public enum RestMapGrammar {
             Property("depth", .integer(minimum: 1), "For a parent entity that is the resource's own (folders in folders): the most levels to go down."),
         ])), "Fan-out over parent records; parents synced in the same run come first."),
         Property("cursor", .object(ObjectShape("cursor", "Incremental state: fetch only what changed since the last run.", [
-            Property("attribute", .string(.text), required: true, "Attribute of the records that grows with each change (a date or a number)."),
+            Property("attribute", .string(.text), "Attribute of the records that grows with each change (a date or a number); or give 'token'."),
+            Property("token", keyPath, "Key path of the token the API hands back in its answer (a sync or delta token), sent as 'parameter' next time."),
             Property("parameter", .string(.text), "Query parameter carrying the state (since=…); required unless filter: client."),
             Property("start", .string(.text), "State of the first run; without it the first run sends no parameter."),
             Property("lookback", .integer(minimum: 0), "Re-read this much before the state: seconds for dates, units for numbers; default 0."),

@@ -34,8 +34,12 @@ public struct SyncCursor: Sendable {
         case client
     }
 
-    /// The records' attribute that grows with each change (a date, an integer or text that sorts).
-    public var attribute: Located<String>
+    /// The records' attribute that grows with each change (a date, an integer or text that
+    /// sorts); `nil` for a cursor the API hands back (`token`).
+    public var attribute: Located<String>?
+    /// Where each response holds the token to send next time (a delta or sync token the API
+    /// hands back), instead of an attribute of the records.
+    public var token: MappingKeyPath?
     /// The query parameter that carries the state (`since`); `nil` with `filter: client`.
     public var parameter: String?
     /// The state of a first run (the parameter is left out when there is none).

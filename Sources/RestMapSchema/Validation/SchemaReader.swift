@@ -682,13 +682,27 @@ final class SchemaReader {
                                 depth: parentNode["depth"]?.intValue)
         }
         var cursor: SyncCursor?
-        if let cursorNode = node["cursor"], let attributeNode = cursorNode["attribute"], let attribute = attributeNode.stringValue {
+        if let cursorNode = node["cursor"], cursorNode.mapping != nil {
+            let attributeNode = cursorNode["attribute"]
+            let token = keyPath(cursorNode["token"])
+            if (attributeNode == nil) == (cursorNode["token"] == nil) {
+                error("a cursor reads either 'attribute' (of the records) or 'token' (handed back by the API)", at: cursorNode)
+            }
+            if let tokenNode = cursorNode["token"] {
+                for key in ["window", "ordered", "lookback", "start"] where cursorNode[key] != nil {
+                    error("'\(key)' does not apply to a token the API hands back", at: tokenNode)
+                }
+                if cursorNode["filter"]?.stringValue == "client" {
+                    error("a token the API hands back is sent to the API: it cannot go with filter: client", at: tokenNode)
+                }
+            }
             let filter = cursorNode["filter"]?.stringValue.flatMap(SyncCursor.Filter.init(rawValue:)) ?? .server
             let parameter = cursorNode["parameter"]?.scalarText
             if filter == .server, parameter == nil {
                 error("a cursor filtered by the server needs 'parameter' (the query parameter carrying the state), or filter: client", at: cursorNode)
             }
-            cursor = SyncCursor(attribute: Located(attribute, at: attributeNode.textLocation), parameter: parameter,
+            cursor = SyncCursor(attribute: attributeNode.flatMap { node in node.stringValue.map { Located($0, at: node.textLocation) } },
+                                token: token, parameter: parameter,
                                 start: cursorNode["start"]?.scalarText, lookback: cursorNode["lookback"]?.intValue ?? 0,
                                 filter: filter, ordered: cursorNode["ordered"]?.boolValue ?? false,
                                 window: cursorNode["window"]?.intValue, endParameter: cursorNode["endParameter"]?.scalarText)

@@ -186,7 +186,7 @@ struct SemanticChecks {
                     "sync resource '\(resource.name)' keeps entity '\(entity.name)', which has no identifiedBy: a sync upserts by identity, so re-read records never repeat",
                     at: resource.entity.location))
             }
-            if let entity, let cursor = resource.cursor { attribute(cursor.attribute, entity, "cursor") }
+            if let entity, let name = resource.cursor?.attribute { attribute(name, entity, "cursor") }
             guard let route = schema.routes.first(where: { $0.name == resource.route.value }) else {
                 let hint = suggester.hint(for: resource.route.value, in: "routes", schema.routes.map(\.name))
                 diagnostics.append(.error("no route named '\(resource.route.value)'\(hint)", at: resource.route.location))
