@@ -160,4 +160,37 @@ struct AnalysisAndCompletionTests {
         }
         #expect(try client.finish() == 0)
     }
+
+    @Test("The sync: section completes its keys and entities, and its errors are published at their positions")
+    func syncSection() throws {
+        let text = """
+            restmap: 1
+            entities:
+              Account: { identifiedBy: id, attributes: [id] }
+              Event: { identifiedBy: id, attributes: [id, updated_at] }
+            responses:
+              - { path: "/accounts/:accountID/events", entity: Event }
+            routes:
+              events: GET /accounts/:accountID/events
+            sync:
+              events:
+                route: evnts
+                entity: Event
+                parent: { entity:  }
+                cursor: { attribute: updated_at, parameter: since }
+
+            """
+        let client = try Client()
+        _ = try client.request("initialize", ["processId": NSNull(), "rootUri": NSNull(), "capabilities": [:] as [String: Any]])
+        try client.notify("textDocument/didOpen", ["textDocument": ["uri": Self.uri, "languageId": "yaml", "version": 1, "text": text]])
+        let published = messages(try client.waitFor("textDocument/publishDiagnostics"))
+        #expect(published.contains("no route named 'evnts' (did you mean 'events'?)"), "\(published)")
+        let keys = Set(labels(try client.request("textDocument/completion", position(10, 4))))
+        #expect(keys.isSuperset(of: ["route", "entity", "parent", "cursor"]), "\(keys)")
+        let cursorKeys = Set(labels(try client.request("textDocument/completion", position(13, 14))))
+        #expect(cursorKeys.isSuperset(of: ["attribute", "token", "parameter", "lookback", "window", "endParameter"]), "\(cursorKeys)")
+        let entities = Set(labels(try client.request("textDocument/completion", position(12, 23))))
+        #expect(entities.isSuperset(of: ["Account", "Event"]), "\(entities)")
+        #expect(try client.finish() == 0)
+    }
 }
