@@ -263,7 +263,7 @@ public struct Synchronizer: Sendable {
     }
 
     private func loadState(_ key: String) async throws -> SyncState? {
-        guard let checkpoint = try await store.checkpoints(withPrefix: key).first(where: { $0.key == key }) else { return nil }
+        guard let checkpoint = try await store.checkpoint(forKey: key) else { return nil }
         return try Self.decode(checkpoint.value)
     }
 
@@ -315,8 +315,11 @@ public struct Synchronizer: Sendable {
         guard let resource = schema.sync.first(where: { $0.name == name }) else {
             throw SyncError("no sync resource named '\(name)'; the schema has: \(schema.sync.map(\.name).joined(separator: ", "))")
         }
-        let prefix = parent.map { SyncKey.key(resource: name, parent: $0) } ?? SyncKey.resourcePrefix(name)
-        guard let value else { return try await store.removeCheckpoints(withPrefix: prefix) }
+        guard let value else {
+            // One parent's state by its exact key (accountID=1 is a prefix of accountID=10), or all of the resource's.
+            if let parent { return try await store.removeCheckpoint(forKey: SyncKey.key(resource: name, parent: parent)) }
+            return try await store.removeCheckpoints(withPrefix: SyncKey.resourcePrefix(name))
+        }
         var states = try await status().filter { $0.resource == name && (parent == nil || $0.parent == parent) }
         if states.isEmpty, let parent { states = [SyncStatus(resource: name, parent: parent, state: SyncState(cursorSignature: SyncState.signature(of: resource.cursor)))] }
         let cursorValue = Self.cursorValue(parsing: value, like: states.first?.state.highWater)

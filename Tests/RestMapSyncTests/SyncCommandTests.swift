@@ -305,4 +305,16 @@ struct SyncCommandTests {
                 == ["1767229200"])
         }
     }
+
+    @Test("reset --parent forgets exactly that parent's state, not those whose key it begins (accountID=1 and accountID=10)")
+    func resetOneParentOfMany() async throws {
+        try await SampleServer.with(["--sync-accounts", "11"]) { server in
+            let db = try Self.folder().appendingPathComponent("sync.sqlite").path
+            #expect(try Self.sync(server, db: db, ["accounts", "events"]).status == 0)
+            let reset = try Self.restmap(["sync", "reset", "--schema", Self.schema, "--db", db, "events", "--parent", "accountID=1"])
+            #expect(reset.errors.contains("forgot 1 state of events"), "\(reset.errors)")
+            #expect(try Self.sql(db, "SELECT count(*) FROM rm_checkpoints WHERE key LIKE 'sync/events/%'") == ["10"])
+            #expect(try Self.sql(db, "SELECT count(*) FROM rm_checkpoints WHERE key = 'sync/events/accountID=10'") == ["1"])
+        }
+    }
 }

@@ -179,7 +179,11 @@ struct SemanticChecks {
     /// fill every route parameter, cursor attributes, and an order of resources without a cycle.
     func checkSync(reference: (Located<String>, String) -> Entity?, attribute: (Located<String>, Entity, String) -> Void) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
+        guard !schema.sync.isEmpty else { return [] }
+        var routesByName: [String: NamedRoute] = [:]
+        for route in schema.routes where routesByName[route.name] == nil { routesByName[route.name] = route }
         for resource in schema.sync {
+            if isCancelled { break }
             let entity = reference(resource.entity, "sync resource '\(resource.name)'")
             if let entity, entity.identifiedBy.isEmpty {
                 diagnostics.append(.error(
@@ -187,7 +191,7 @@ struct SemanticChecks {
                     at: resource.entity.location))
             }
             if let entity, let name = resource.cursor?.attribute { attribute(name, entity, "cursor") }
-            guard let route = schema.routes.first(where: { $0.name == resource.route.value }) else {
+            guard let route = routesByName[resource.route.value] else {
                 let hint = suggester.hint(for: resource.route.value, in: "routes", schema.routes.map(\.name))
                 diagnostics.append(.error("no route named '\(resource.route.value)'\(hint)", at: resource.route.location))
                 continue
@@ -225,7 +229,8 @@ struct SemanticChecks {
         }
         if let cycle = SyncOrder.cycle(in: schema.sync) {
             diagnostics.append(.error(
-                "sync resources depend on each other in a cycle: " + cycle.map(\.name).joined(separator: " → "),
+                "sync resources depend on each other in a cycle: " + cycle.prefix(10).map(\.name).joined(separator: " → ")
+                    + (cycle.count > 10 ? " → … (\(cycle.count) resources)" : " → \(cycle[0].name)"),
                 at: cycle[0].location))
         }
         return diagnostics

@@ -85,6 +85,18 @@ enum Checkpoints {
                                 arguments: [prefix.utf8.count, prefix]).map { StoreCheckpoint(key: $0["key"], value: $0["value"]) }
     }
 
+    static func read(key: String, _ db: Database) throws -> StoreCheckpoint? {
+        guard try db.tableExists(table) else { return nil }
+        return try Row.fetchOne(db, sql: "SELECT key, value FROM \(table) WHERE key = ?", arguments: [key])
+            .map { StoreCheckpoint(key: $0["key"], value: $0["value"]) }
+    }
+
+    static func remove(key: String, _ db: Database) throws -> Int {
+        guard try db.tableExists(table) else { return 0 }
+        try db.execute(sql: "DELETE FROM \(table) WHERE key = ?", arguments: [key])
+        return db.changesCount
+    }
+
     static func remove(prefix: String, _ db: Database) throws -> Int {
         guard try db.tableExists(table) else { return 0 }
         try db.execute(sql: "DELETE FROM \(table) WHERE substr(key, 1, ?) = ?", arguments: [prefix.utf8.count, prefix])
@@ -120,6 +132,18 @@ extension RecordStore {
     /// The checkpoints whose key starts with `prefix`, sorted by key.
     public func checkpoints(withPrefix prefix: String) async throws -> [StoreCheckpoint] {
         try await naming { try await pool.read { db in try Checkpoints.read(prefix: prefix, db) } }
+    }
+
+    /// The checkpoint with exactly this key, or `nil`.
+    public func checkpoint(forKey key: String) async throws -> StoreCheckpoint? {
+        try await naming { try await pool.read { db in try Checkpoints.read(key: key, db) } }
+    }
+
+    /// Removes the checkpoint with exactly this key; returns 1 when there was one, else 0.
+    @discardableResult
+    public func removeCheckpoint(forKey key: String) async throws -> Int {
+        try refuseWriting("remove checkpoints")
+        return try await naming { try await pool.write { db in try Checkpoints.remove(key: key, db) } }
     }
 
     /// Removes the checkpoints whose key starts with `prefix`; returns how many there were.
