@@ -3,11 +3,13 @@
 dlt's `rest_api` source configured as its docs describe: an `accounts` resource, `events` as a
 child resource whose `accountID` path parameter is resolved from each account's `id`, incremental
 on `updated_at` with `since` as the cursor parameter, merge write disposition on primary key `id`,
-`Link` header pagination. Loaded into SQLite through dlt's `sqlalchemy` destination (the store the
-other tools write too). The pipeline's state (the incremental cursor) lives in its working folder
-and in the destination, so a second run with the same folder and database is incremental.
+`Link` header pagination. DESTINATION `sqlite` loads into a SQLite file through dlt's
+`sqlalchemy` destination (the kind of store the other tools write); `duckdb` into a DuckDB file,
+the local destination dlt's getting-started docs use. The pipeline's state (the incremental
+cursor) lives in its working folder and in the destination, so a second run with the same folder
+and database is incremental.
 
-usage: peer_dlt.py BASE_URL DATABASE PIPELINES_DIR PER_PAGE
+usage: peer_dlt.py BASE_URL DATABASE PIPELINES_DIR PER_PAGE [DESTINATION]
 """
 import os
 import sys
@@ -23,6 +25,11 @@ from dlt.sources.rest_api import rest_api_source  # noqa: E402
 
 def main() -> None:
     base_url, database, pipelines_dir, per_page = sys.argv[1:5]
+    kind = sys.argv[5] if len(sys.argv) > 5 else "sqlite"
+    if kind == "duckdb":
+        destination = dlt.destinations.duckdb(database)
+    else:
+        destination = dlt.destinations.sqlalchemy(f"sqlite:///{database}")
     source = rest_api_source(
         {
             "client": {
@@ -61,7 +68,7 @@ def main() -> None:
     pipeline = dlt.pipeline(
         pipeline_name="sync_bench",
         pipelines_dir=pipelines_dir,
-        destination=dlt.destinations.sqlalchemy(f"sqlite:///{database}"),
+        destination=destination,
         dataset_name="main",
         progress="log" if os.environ.get("PEER_PROGRESS") else None,
     )
