@@ -9,7 +9,7 @@
 #
 # usage: Benchmarks/SyncBenchmarks/run.sh
 # env:   ROUNDS (3) ACCOUNTS (100) EVENTS (1000) PER_PAGE (1000) UPDATES (2000) INSERTS (1000)
-#        TOOLS ("restmap dlt dlt-duckdb airbyte": dlt into SQLite, dlt into DuckDB) BIN (a folder with restmap, librestmap-dates.so and
+#        TOOLS ("restmap restmap-c4 dlt dlt-duckdb airbyte": restmap-c4 with --concurrency 4, dlt into SQLite, dlt into DuckDB) BIN (a folder with restmap, librestmap-dates.so and
 #        restmap-sample-server built elsewhere; default: build them here in release)
 # The peers live in virtual environments under Benchmarks/.data (gitignored), installed from PyPI
 # with pinned versions when missing; stores, states and logs go to Benchmarks/.data/sync.
@@ -23,7 +23,7 @@ EVENTS=${EVENTS:-1000}
 PER_PAGE=${PER_PAGE:-1000}
 UPDATES=${UPDATES:-2000}
 INSERTS=${INSERTS:-1000}
-TOOLS=${TOOLS:-restmap dlt dlt-duckdb airbyte}
+TOOLS=${TOOLS:-restmap restmap-c4 dlt dlt-duckdb airbyte}
 DLT_SPEC="dlt[sqlalchemy,duckdb]==1.31.0"
 AIRBYTE_SPEC="airbyte-cdk==7.39.1"
 mkdir -p "$DATA"
@@ -77,6 +77,7 @@ requests() { curl -sf "$URL/sync/_stats" | python3 -c 'import json, sys; print(s
 sync() { # tool folder
     case $1 in
     restmap) "$BIN/restmap" sync run --schema "$SCHEMA" --db "$2/restmap.sqlite" --base-url "$URL" accounts events ;;
+    restmap-c4) "$BIN/restmap" sync run --schema "$SCHEMA" --db "$2/restmap-c4.sqlite" --base-url "$URL" --concurrency 4 accounts events ;;
     dlt) Benchmarks/.data/venv-dlt/bin/python "$HERE/peer_dlt.py" "$URL" "$PWD/$2/dlt.sqlite" "$PWD/$2/dlt-pipelines" "$PER_PAGE" sqlite ;;
     dlt-duckdb) Benchmarks/.data/venv-dlt/bin/python "$HERE/peer_dlt.py" "$URL" "$PWD/$2/dlt.duckdb" "$PWD/$2/dlt-duckdb-pipelines" "$PER_PAGE" duckdb ;;
     airbyte) Benchmarks/.data/venv-airbyte/bin/python "$HERE/peer_airbyte.py" "$URL" "$2/airbyte.sqlite" "$2/airbyte-state.json" "$PER_PAGE" ;;
@@ -87,6 +88,7 @@ sync() { # tool folder
 events() { # tool folder
     case $1 in
     restmap) sqlite3 "$2/restmap.sqlite" 'SELECT count(DISTINCT eventID) FROM "Event"' ;;
+    restmap-c4) sqlite3 "$2/restmap-c4.sqlite" 'SELECT count(DISTINCT eventID) FROM "Event"' ;;
     dlt) sqlite3 "$2/dlt.sqlite" 'SELECT count(DISTINCT id) FROM events' ;;
     dlt-duckdb) Benchmarks/.data/venv-dlt/bin/python -c 'import duckdb, sys; print(duckdb.connect(sys.argv[1], read_only=True).execute("SELECT count(DISTINCT id) FROM main.events").fetchall()[0][0])' "$2/dlt.duckdb" ;;
     airbyte) sqlite3 "$2/airbyte.sqlite" 'SELECT count(DISTINCT id) FROM events' ;;
