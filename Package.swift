@@ -108,6 +108,7 @@ let package = Package(
             name: "RestMapSampleServer",
             dependencies: [
                 "RestMapJSON",
+                "RestMapDates",
                 "RestMapPluginKit",
                 "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -178,6 +178,8 @@ struct SyncProgress {
     private var resource = ""
     private var parents = 0
     private var parentsDone: Set<String> = []
+    /// Set when the resource ended: every parent is done.
+    private var parentsFinished: Int?
     private var pages = 0
     private var records = 0
     private var started = Date()
@@ -192,7 +194,7 @@ struct SyncProgress {
         let requests = statistics.requests
         switch event {
         case .resourceStarted(let name, let count):
-            (resource, parents, parentsDone, pages, records, started, requestsAtStart) = (name, count, [], 0, 0, Date(), requests)
+            (resource, parents, parentsDone, parentsFinished, pages, records, started, requestsAtStart) = (name, count, [], nil, 0, 0, Date(), requests)
             if !live { Terminal.error("restmap: sync \(name): \(count) run\(count == 1 ? "" : "s")\n") }
         case .pageSaved(let name, let parent, let page, let count):
             pages += 1
@@ -207,8 +209,9 @@ struct SyncProgress {
             clearLine()
             Terminal.error("restmap: note: \(text)\n")
         case .resourceFinished(let report):
-            parentsDone = Set((0..<report.parents).map(String.init))
             if live {
+                parentsDone = []
+                parentsFinished = report.parents
                 draw(requests: requests, waits: statistics.rateLimitWaits)
                 Terminal.error("\n")
                 lineOpen = false
@@ -223,10 +226,11 @@ struct SyncProgress {
     private mutating func draw(requests: Int, waits: Int) {
         let elapsed = max(Date().timeIntervalSince(started), 0.001)
         let rate = Double(requests - requestsAtStart) / elapsed
-        var line = "sync \(resource): \(parentsDone.count)/\(parents) parents, \(pages) pages, \(records) records, \(String(format: "%.0f", rate)) req/s"
+        let reached = parentsFinished ?? parentsDone.count
+        var line = "sync \(resource): \(reached)/\(parents) parents, \(pages) pages, \(records) records, \(String(format: "%.0f", rate)) req/s"
         if waits > 0 { line += ", \(waits) waits for the rate budget" }
-        if parents > 1, !parentsDone.isEmpty, parentsDone.count < parents {
-            let left = elapsed / Double(parentsDone.count) * Double(parents - parentsDone.count)
+        if parents > 1, reached > 0, reached < parents {
+            let left = elapsed / Double(reached) * Double(parents - reached)
             line += String(format: ", about %.0f s left", left)
         }
         Terminal.error("\r\u{1B}[K" + line)

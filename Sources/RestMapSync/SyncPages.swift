@@ -45,7 +45,7 @@ extension Synchronizer {
             if let attribute {
                 let newest = records.compactMap { SyncCursorValue($0[attribute].value) }.max()
                 state.runNewest = [state.runNewest, newest].compactMap { $0 }.max()
-            } else if cursor?.token != nil, case let token?? = page.extracted.first, let text = Synchronizer.tokenText(token) {
+            } else if cursor?.token != nil, let text = Router.text(page.extracted.first ?? nil), !text.isEmpty {
                 // A token the API hands back: the latest one is the state, whatever it sorts like.
                 state.runNewest = .text(text)
             }

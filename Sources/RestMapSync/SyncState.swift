@@ -22,7 +22,7 @@ public enum SyncCursorValue: Sendable, Hashable, Codable, Comparable, CustomStri
     /// How the value travels in a query parameter: ISO 8601 in UTC for dates.
     public var description: String {
         switch self {
-        case .date(let date): Self.format(date)
+        case .date(let date): ISO8601Text.string(from: date.timeIntervalSince1970)
         case .integer(let number): String(number)
         case .text(let text): text
         }
@@ -44,13 +44,6 @@ public enum SyncCursorValue: Sendable, Hashable, Codable, Comparable, CustomStri
         case (.text(let a), .text(let b)): a < b
         default: lhs.description < rhs.description
         }
-    }
-
-    static func format(_ date: Date) -> String {
-        let seconds = date.timeIntervalSince1970
-        return seconds == seconds.rounded(.down)
-            ? date.formatted(Date.ISO8601FormatStyle())
-            : date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }
 

@@ -171,9 +171,9 @@ public struct Synchronizer: Sendable {
         return records.map { record in
             var parameters: [String: String] = [:]
             for name in route.pattern.parameterNames {
-                parameters[name] = Self.text(record[parent.parameters[name]?.value ?? name].value)
+                parameters[name] = Router.text(record[parent.parameters[name]?.value ?? name].value) ?? ""
             }
-            let key = identity.map { "\($0)=\(Self.text(record[$0].value))" }.joined(separator: ",")
+            let key = identity.map { "\($0)=\(Router.text(record[$0].value) ?? "")" }.joined(separator: ",")
             return ParentRun(key: key, parameters: parameters)
         }
     }
@@ -280,23 +280,6 @@ public struct Synchronizer: Sendable {
         return String(decoding: try encoder.encode(state), as: UTF8.self)
     }
 
-    /// A token the API handed back, as text (a number as its digits).
-    static func tokenText(_ value: Value) -> String? {
-        let text = Self.text(value)
-        return text.isEmpty ? nil : text
-    }
-
-    /// A value as a route parameter or a parent key.
-    static func text(_ value: Value?) -> String {
-        switch value {
-        case .string(let text)?: text
-        case .integer(let number)?: String(number)
-        case .decimal(let number)?: "\(number)"
-        case .date(let date)?: SyncCursorValue.format(date)
-        case .bool(let flag)?: flag ? "true" : "false"
-        default: ""
-        }
-    }
 
     // MARK: Status and reset
 

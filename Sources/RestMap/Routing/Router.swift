@@ -87,7 +87,13 @@ public struct Router: Sendable {
 
     /// A record field as path text; `nil` for absent, null, records and containers.
     static func text(_ field: RecordField) -> String? {
-        guard let value = field.value else { return nil }
+        text(field.value)
+    }
+
+    /// A scalar value as path or query text (strings as they are, numbers without a trailing
+    /// ".0", dates in ISO 8601 UTC); `nil` for absent, null and containers.
+    package static func text(_ value: Value?) -> String? {
+        guard let value else { return nil }
         switch value {
         case .null, .array, .object: return nil
         case .string(let string): return string

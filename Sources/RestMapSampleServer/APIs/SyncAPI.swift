@@ -1,4 +1,5 @@
 import Hummingbird
+import RestMapDates
 import RestMapPluginKit
 
 /// A changing dataset for sync engines (`/sync/…`): accounts, their events (filterable by
@@ -380,56 +381,17 @@ struct SplitMix64 {
     }
 }
 
-/// Reads the ISO 8601 date-times the sync filters take: `YYYY-MM-DDTHH:MM:SS`, optional
-/// fraction, then `Z` or an offset `±HH:MM` / `±HHMM` (a `+` that arrived unencoded in a query,
-/// and so reads as a space, is taken as `+`).
+/// Reads the ISO 8601 date-times the sync filters take (the dates plugin's parser): a date, a
+/// time and a zone (`Z` or an offset), the zone required. A `+` that arrived unencoded in a query,
+/// and so reads as a space, is taken as `+`.
 enum ISO8601Parse {
     /// Seconds since 1970-01-01T00:00:00Z; `nil` when the text is not such a date-time.
     static func seconds(_ text: String) -> Double? {
-        let bytes = Array(text.utf8)
-        var index = 0
-        func number(_ digits: Int) -> Int64? {
-            guard index + digits <= bytes.count else { return nil }
-            var value: Int64 = 0
-            for byte in bytes[index..<index + digits] {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-            }
-            index += digits
-            return value
+        var text = text
+        if let space = text.lastIndex(of: " "), text.distance(from: text.startIndex, to: space) >= 19 {
+            text.replaceSubrange(space...space, with: "+")
         }
-        func expect(_ characters: String) -> Bool {
-            guard index < bytes.count, characters.utf8.contains(bytes[index]) else { return false }
-            index += 1
-            return true
-        }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2), expect("Tt"),
-              let hour = number(2), expect(":"), let minute = number(2), expect(":"), let second = number(2),
-              (1...12).contains(month), (1...CivilDate.daysInMonth(year: year, month: month)).contains(day),
-              hour < 24, minute < 60, second < 60 else { return nil }
-        var fraction = 0.0
-        if expect(".") {
-            let start = index
-            var scale = 0.1
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
-                fraction += Double(bytes[index] - UInt8(ascii: "0")) * scale
-                scale /= 10
-                index += 1
-            }
-            guard index > start else { return nil }
-        }
-        var offset: Int64 = 0
-        if !expect("Zz") {
-            guard index < bytes.count else { return nil }
-            let sign: Int64 = bytes[index] == UInt8(ascii: "-") ? -1 : 1
-            guard expect("+- ") else { return nil }
-            guard let hours = number(2) else { return nil }
-            _ = expect(":")
-            guard let minutes = number(2), hours < 24, minutes < 60 else { return nil }
-            offset = sign * (hours * 3_600 + minutes * 60)
-        }
-        guard index == bytes.count else { return nil }
-        let days = CivilDate.days(year: year, month: month, day: day)
-        return Double(days * 86_400 + hour * 3_600 + minute * 60 + second - offset) + fraction
+        guard text.utf8.count > 10, let parsed = ISO8601Parser.parse(text), parsed.offsetSeconds != nil else { return nil }
+        return parsed.utcSeconds
     }
 }

@@ -55,11 +55,7 @@ public struct StoreSweep: Sendable {
         let match = zip(keys, identity).map { "k.\($0) IS t.\(q($1.name))" }.joined(separator: " AND ")
         var sql = "DELETE FROM \(q(entity)) AS t WHERE NOT EXISTS (SELECT 1 FROM \(keep) AS k WHERE \(match))"
         if !scoped.isEmpty { sql += " AND " + conditions.sql }
-        var arguments: [DatabaseValue] = []
-        for (column, value) in scoped where !ColumnCoding.stored(value, kind: ColumnCoding.Kind(type: column.type)).isNull {
-            arguments.append(ColumnCoding.encode(value, type: column.type))
-        }
-        try db.execute(sql: sql, arguments: StatementArguments(arguments))
+        try db.execute(sql: sql, arguments: StatementArguments(conditions.arguments.map(\.databaseValue)))
         let deleted = db.changesCount
         try db.execute(sql: "DROP TABLE \(keep)")
         return deleted
