@@ -149,6 +149,28 @@ struct PaginationTests {
         #expect(requests == pages.count)
     }
 
+    @Test("A page sequence fetches at most two pages ahead of a consumer that has not asked for more")
+    func pagesWaitForTheConsumer() async throws {
+        let (afterFirst, total) = try await SampleServer.with { server in
+            try await RestClient.with(mapper: try TestSchemas.mapper(TestSchemas.articles()),
+                                         configuration: TestSchemas.configuration(server)) { client in
+                var pages = client.pages(route: "pages").makeAsyncIterator()
+                _ = try await pages.next()
+                // Give a fetcher that does not wait every chance to run ahead (bounded: 1 s).
+                for _ in 0..<100 where client.statistics.requests <= 3 {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                let afterFirst = client.statistics.requests
+                var total = 1
+                while try await pages.next() != nil { total += 1 }
+                return (afterFirst, total)
+            }
+        }
+        #expect(total == 10)
+        // The first page, the page mapped next, and the one read ahead of it.
+        #expect(afterFirst <= 3, "\(afterFirst) requests before the second page was asked for")
+    }
+
     @Test("A page sequence requests nothing until it is iterated: its first URL alone stays off the network")
     func firstURLAloneSendsNothing() async throws {
         let (firstURL, untouched, received, iterated) = try await SampleServer.with { server in

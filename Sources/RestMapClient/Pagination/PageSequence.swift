@@ -24,17 +24,34 @@ public struct Page: Sendable {
 /// The pages of a collection, in order, as they arrive; the last one carries the stop reason.
 /// Ending the iteration early (or cancelling its task) cancels the requests still running.
 /// Errors are `ClientError`s.
+///
+/// A page is handed over only when the iteration asks for it, so the fetcher stays at most a page
+/// or two (the one it maps, the one it reads ahead) before a slow consumer, never the whole
+/// collection in memory.
 public struct PageSequence: AsyncSequence, Sendable {
     public typealias Element = Page
-    /// Starts fetching: nothing is requested until the sequence is iterated, so reading
-    /// `firstURL` alone (as `get --offline` does) never reaches the network.
-    let start: @Sendable () -> AsyncThrowingStream<Page, any Error>
+    /// Starts fetching, handing over a page for each value of the demand stream: nothing is
+    /// requested until the sequence is iterated, so reading `firstURL` alone (as
+    /// `get --offline` does) never reaches the network.
+    let start: @Sendable (AsyncStream<Void>) -> AsyncThrowingStream<Page, any Error>
     /// The URL of the first page (what a store keeps the answer under); `nil` when the route
     /// cannot be resolved.
     public let firstURL: String?
 
-    public func makeAsyncIterator() -> AsyncThrowingStream<Page, any Error>.AsyncIterator {
-        start().makeAsyncIterator()
+    public func makeAsyncIterator() -> Iterator {
+        let (demands, demand) = AsyncStream<Void>.makeStream()
+        return Iterator(pages: start(demands).makeAsyncIterator(), demand: demand)
+    }
+
+    /// Asks the fetcher for one page per `next()`.
+    public struct Iterator: AsyncIteratorProtocol {
+        var pages: AsyncThrowingStream<Page, any Error>.AsyncIterator
+        let demand: AsyncStream<Void>.Continuation
+
+        public mutating func next() async throws -> Page? {
+            demand.yield()
+            return try await pages.next()
+        }
     }
 }
 
@@ -81,15 +98,20 @@ extension RestClient {
             try? Pager(client: self, pagination: pagination, method: "GET", path: path, parameters: parameters,
                        query: query, headers: headers, limit: limit, concurrency: 1).pageURL(number: 1, cursor: nil)
         }
-        return PageSequence(start: { AsyncThrowingStream<Page, any Error> { continuation in
+        return PageSequence(start: { demands in AsyncThrowingStream<Page, any Error> { continuation in
             let task = Task {
                 do {
+                    var demand = demands.makeAsyncIterator()
                     let (method, path) = try start.get()
                     var pager = Pager(client: self, pagination: pagination, method: method, path: path, parameters: parameters,
                                       query: query, headers: headers, limit: limit, concurrency: resume == nil ? max(1, concurrency) : 1)
                     pager.resume = resume
                     pager.extracting = extracting
-                    try await pager.run { continuation.yield($0) }
+                    try await pager.run { page in
+                        // Wait until the consumer asks; a consumer gone (the task cancelled) ends the run.
+                        guard await demand.next() != nil else { throw CancellationError() }
+                        continuation.yield(page)
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -177,10 +199,10 @@ struct Pager {
         self.fields = fields
     }
 
-    mutating func run(_ deliver: (Page) -> Void) async throws {
+    mutating func run(_ deliver: (Page) async throws -> Void) async throws {
         guard let pagination else {
             let response = try await fetch(url: client.url(for: path, query: query))
-            deliver(Page(number: 1, response: response, stopReason: .notPaginated,
+            try await deliver(Page(number: 1, response: response, stopReason: .notPaginated,
                          extracted: Array(response.values.suffix(extracting.count))))
             return
         }
@@ -202,8 +224,13 @@ struct Pager {
                 throw error
             }
             let (stop, next) = decide(number: number, response: response)
-            deliver(Page(number: number, response: response, stopReason: stop, nextURL: next,
-                         extracted: Array(response.values.suffix(extracting.count))))
+            do {
+                try await deliver(Page(number: number, response: response, stopReason: stop, nextURL: next,
+                                       extracted: Array(response.values.suffix(extracting.count))))
+            } catch {
+                ahead?.task.cancel()
+                throw error
+            }
             guard stop == nil, let next else {
                 ahead?.task.cancel()
                 return
@@ -245,7 +272,8 @@ struct Pager {
     }
 
     /// Pages `first...last` of `total` with up to `concurrency` requests at once, delivered in order.
-    private mutating func runConcurrently(from first: Int, through last: Int, of total: Int, _ deliver: (Page) -> Void) async throws {
+    private mutating func runConcurrently(from first: Int, through last: Int, of total: Int,
+                                          _ deliver: (Page) async throws -> Void) async throws {
         guard first <= last else { return }
         let urls = try (first...last).map { try pageURL(number: $0, cursor: nil) }
         let fetcher = self
@@ -265,7 +293,7 @@ struct Pager {
                 while let ready = arrived.removeValue(forKey: nextToDeliver) {
                     var (stop, _) = decide(number: nextToDeliver, response: ready)
                     if stop == nil, nextToDeliver == last { stop = last < total ? limit.stopReason : .lastPage(pageCount: last) }
-                    deliver(Page(number: nextToDeliver, response: ready, stopReason: stop))
+                    try await deliver(Page(number: nextToDeliver, response: ready, stopReason: stop))
                     if stop != nil {
                         group.cancelAll()
                         return
