@@ -75,6 +75,10 @@ struct MapCommand: ParsableCommand {
     @Flag(name: .long, help: "Say on standard error whether the body is streamed or mapped whole, and on how many threads.")
     var verbose = false
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Print on standard error where the CPU time went: per stage (read, cut, parse, map, merge, order, render, write) and thread, the serial fraction and the speed-ups it predicts (also RESTMAP_PROFILE=1; see Docs/Pipelines.md)."))
+    var profile = false
+
     @Argument(help: ArgumentHelp("The response body; '-' or nothing reads standard input.", valueName: "BODY-FILE"))
     var body: String?
 
@@ -99,6 +103,8 @@ struct MapCommand: ParsableCommand {
             throw error
         }
         defer { if descriptor != 0 { close(descriptor) } }
+        let profile = profile || ProcessInfo.processInfo.environment["RESTMAP_PROFILE"] == "1" ? StageProfile() : nil
+        defer { if let profile { Terminal.error(profile.report(totalCPU: StageProfile.processCPU())) } }
         let source = CommandInput.describe(descriptor, path: body)
         let size = CommandInput.regularFileSize(descriptor)
         if let size, let maxBody, size > maxBody {
@@ -106,7 +112,7 @@ struct MapCommand: ParsableCommand {
         }
         if streaming.isStreaming {
             if verbose { Terminal.error("restmap: streaming the body (\(streaming.stream ? "--stream" : "--input ndjson")) on \(streaming.jobs) thread(s)\n") }
-            return try mapStream(with: try plugins.mapper(for: schema), descriptor: descriptor)
+            return try mapStream(with: try plugins.mapper(for: schema), descriptor: descriptor, profile: profile)
         }
         let threshold = try StreamingOptions.threshold()
         // Streaming is considered only for a body above the threshold, whose output can stream.
@@ -119,7 +125,7 @@ struct MapCommand: ParsableCommand {
         // The body is read while the schema loads and the plugins link; when it may stream, only
         // its first part (a file's size is known without reading it).
         let bodyRead = size != nil && mayStream ? nil
-            : CommandInput.readInBackground(descriptor, limit: mayStream ? min(threshold, limit) : limit)
+            : CommandInput.readInBackground(descriptor, limit: mayStream ? min(threshold, limit) : limit, profile: profile)
         let mapper = try plugins.mapper(for: schema)
         var outcome = bodyRead?.value() ?? .tooLarge(fileSize: size, read: CommandInput.Pieces())
         if case .tooLarge(_, let read) = outcome, mayStream {
@@ -135,7 +141,7 @@ struct MapCommand: ParsableCommand {
                 if verbose {
                     Terminal.error("restmap: streaming the body (more than \(threshold) bytes) on \(streaming.jobs) thread(s)\n")
                 }
-                return try mapStream(with: mapper, descriptor: descriptor, prefix: prefix)
+                return try mapStream(with: mapper, descriptor: descriptor, prefix: prefix, profile: profile)
             }
         }
         let bytes: [UInt8]
@@ -145,14 +151,14 @@ struct MapCommand: ParsableCommand {
         if verbose { Terminal.error("restmap: mapping the whole body (\(bytes.count) bytes) on \(streaming.jobs) thread(s)\n") }
         let response = try response(body: bytes)
         let result: MappingResult
-        do { result = try mapper.map(response, options: MappingOptions(strict: strict, jobs: streaming.jobs)) } catch {
+        do { result = try mapper.map(response, options: MappingOptions(strict: strict, jobs: streaming.jobs, profile: profile)) } catch {
             if case .malformedBody = error, !strict, mapper.streamingRefusal(for: response) == nil {
                 try mapMalformed(response, with: mapper)
             }
             Terminal.error("restmap: \(Self.explain(error, schema: mapper.schema))\n")
             throw ExitCode.failure
         }
-        output.write(result.records, jobs: streaming.jobs)
+        output.write(result.records, jobs: streaming.jobs, profile: profile)
         for error in result.errors {
             Terminal.error("restmap: record failed: \(error)\n")
         }

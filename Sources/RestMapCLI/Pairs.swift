@@ -62,9 +62,9 @@ enum CommandInput {
     /// Starts reading `descriptor` on another thread and returns at once: the body is read while
     /// the caller loads the schema and plugins. Reads to the end, or to `limit` bytes and one more
     /// (which tells that there is more); the result waits in `value()`.
-    static func readInBackground(_ descriptor: Int32, limit: Int) -> BackgroundRead {
+    static func readInBackground(_ descriptor: Int32, limit: Int, profile: StageProfile? = nil) -> BackgroundRead {
         let read = BackgroundRead()
-        Thread.detachNewThread { read.finish(readToEnd(descriptor, maximumBytes: limit)) }
+        Thread.detachNewThread { read.finish(profile.measure(.read) { readToEnd(descriptor, maximumBytes: limit) }) }
         return read
     }
 

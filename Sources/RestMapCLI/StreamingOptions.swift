@@ -63,7 +63,7 @@ struct StreamingOptions: ParsableArguments {
 extension MapCommand {
     /// Maps the body as a stream, writing records as their batch is mapped: from `descriptor` after
     /// `prefix` (bytes already read from it), or from the body the arguments name.
-    func mapStream(with mapper: Mapper, descriptor given: Int32? = nil, prefix: [UInt8] = []) throws {
+    func mapStream(with mapper: Mapper, descriptor given: Int32? = nil, prefix: [UInt8] = [], profile: StageProfile? = nil) throws {
         let format: StreamOutputFormat
         switch output.format {
         case .json: format = .json
@@ -81,13 +81,14 @@ extension MapCommand {
         var failed = false
         do {
             let source = BodySource(prefix: prefix, descriptor: descriptor, maximumBytes: maxBody)
-            let options = StreamOptions(input: streaming.streamInput, format: format, jobs: streaming.jobs, keepsRecords: false,
-                                        maximumElementBytes: maxBody ?? CommandInput.defaultMaximumBytes)
-            try mapper.mapStream(try response(body: []), from: source, options: options) { batch in
-                Terminal.write(batch.output)
-                for error in batch.errors { Terminal.error("restmap: record failed: \(error)\n") }
-                failed = failed || !batch.errors.isEmpty
-            }
+            let options = StreamOptions(input: streaming.streamInput, jobs: streaming.jobs,
+                                        maximumElementBytes: maxBody ?? CommandInput.defaultMaximumBytes, profile: profile)
+            try RecordWriter.writeStream(try response(body: []), from: source, mapper: mapper, options: options, format: format,
+                                         write: { bytes in profile.measure(.write) { Terminal.write(bytes) } },
+                                         failed: { errors in
+                                             for error in errors { Terminal.error("restmap: record failed: \(error)\n") }
+                                             failed = true
+                                         })
         } catch {
             if case .mapping(let failure)? = error as? StreamingFailure {
                 Terminal.error("restmap: \(Self.explain(failure, schema: mapper.schema))\n")
@@ -160,15 +161,15 @@ extension MapCommand {
             number += 1
             do {
                 // A line is one batch: its reading buffer is the line's size, not the default megabyte.
-                let options = StreamOptions(input: streaming.streamInput, format: .ndjson, jobs: 1, batchBytes: max(line.count, 1))
-                try reloading.current.mapStream(request, from: InMemorySource(line), options: options) { batch in
-                    Terminal.write(batch.output)
-                    for var error in batch.errors {
-                        error.line = number
-                        Terminal.error("restmap: record failed: \(error)\n")
-                    }
-                    failed = failed || !batch.errors.isEmpty
-                }
+                let options = StreamOptions(input: streaming.streamInput, jobs: 1, batchBytes: max(line.count, 1))
+                try RecordWriter.writeStream(request, from: InMemorySource(line), mapper: reloading.current, options: options,
+                                             format: .ndjson, write: { Terminal.write($0) }, failed: { errors in
+                                                 for var error in errors {
+                                                     error.line = number
+                                                     Terminal.error("restmap: record failed: \(error)\n")
+                                                 }
+                                                 failed = true
+                                             })
             } catch {
                 Terminal.error("restmap: line \(number): \(error)\n")
                 failed = true

@@ -13,7 +13,7 @@ enum Terminal {
 
 extension Terminal {
     /// Writes bytes to standard output as they are.
-    static func write(_ bytes: [UInt8]) {
+    static func write(_ bytes: some ContiguousBytes) {
         var written = 0
         bytes.withUnsafeBytes { buffer in
             while written < buffer.count {

@@ -67,17 +67,16 @@ struct ParallelMappingTests {
     func sameAsOneThread() throws {
         let mapper = try mapper()
         let body = Self.body()
-        #expect(body.count >= Mapper.parallelBodyBytes)
+        #expect(body.count >= SplitBodyMapping.smallestBody)
         let response = Response(path: "/repos", body: body)
         let serial = try mapper.map(response, options: MappingOptions(jobs: 1))
         #expect(serial.records.count > 4000)
         #expect(serial.errors.count == 20) // 10 strings, 10 ids that are not integers; nulls are no records
         // Owners merge along the whole array: the first repository's owner has its last occurrence's values.
         #expect(serial.records.first?.owner.seen.int == 8991)
-        let metadata = Metadata(request: response, schema: mapper.schema, routeName: nil, routingParameters: [:])
         for jobs in [2, 3] {
             // The split path itself maps it (it does not fall back to one thread).
-            let split = try #require(mapper.mapArrayInParallel(body, entity: 0, metadata: metadata, jobs: jobs))
+            let split = try #require(mapper.mapArrayInParallel(body, jobs: jobs))
             #expect(split.roots.count == serial.records.count)
             let parallel = try mapper.map(response, options: MappingOptions(jobs: jobs))
             #expect(parallel.records.count == serial.records.count)
@@ -99,12 +98,11 @@ struct ParallelMappingTests {
             #"{"label": "r", "id": \#(index), "name": "repo \#(index)", "tags": ["# + (0..<40).map { #"{"label": "t\#($0)"}"# }.joined(separator: ", ") + "]}"
         }
         let body = Self.body(elements)
-        #expect(body.count >= Mapper.parallelBodyBytes)
+        #expect(body.count >= SplitBodyMapping.smallestBody)
         let parts = try #require(ArrayParts(body, count: 16))
         #expect(ArrayPartsTests.elements(of: parts).contains { $0 == nil }, "no cut landed inside a nested array")
         let response = Response(path: "/repos", body: body)
-        let metadata = Metadata(request: response, schema: mapper.schema, routeName: nil, routingParameters: [:])
-        let split = try #require(mapper.mapArrayInParallel(body, entity: 0, metadata: metadata, jobs: 2))
+        let split = try #require(mapper.mapArrayInParallel(body, jobs: 2))
         #expect(split.roots.count == 2500)
         let serial = try mapper.map(response, options: MappingOptions(jobs: 1))
         #expect(RecordWriter.output(try mapper.map(response, options: MappingOptions(jobs: 2)).records, format: .ndjson)
@@ -145,16 +143,25 @@ struct ParallelMappingTests {
         var elements = Self.elements()
         elements[7000] = #"{"id": 1,, "name": "broken"}"#
         let broken = Response(path: "/repos", body: Self.body(elements))
-        let metadata = Metadata(request: broken, schema: mapper.schema, routeName: nil, routingParameters: [:])
-        #expect(mapper.mapArrayInParallel(broken.body, entity: 0, metadata: metadata, jobs: 2) == nil)
+        #expect(mapper.mapArrayInParallel(broken.body, jobs: 2) == nil)
         #expect(throws: MappingFailure.self) { try mapper.map(broken, options: MappingOptions(jobs: 2)) }
 
         // A union that missing keys clear: the merge would depend on the order of clears and unions.
         let clearing = try Fixture.mapper(yaml: Self.schema.replacingOccurrences(of: "    identifiedBy: id\n    attributes:\n      id: { from: id, type: integer, required: true }",
                                                                                   with: "    identifiedBy: id\n    missingRelationships: clear\n    attributes:\n      id: { from: id, type: integer, required: true }"))
-        #expect(clearing.mapArrayInParallel(Self.body(), entity: 0, metadata: metadata, jobs: 2) == nil)
+        #expect(clearing.mapArrayInParallel(Self.body(), jobs: 2) == nil)
         // Small bodies are not worth the threads.
-        #expect(mapper.mapArrayInParallel(Self.body(Array(Self.elements().prefix(100))), entity: 0, metadata: metadata, jobs: 2) == nil)
+        #expect(mapper.mapArrayInParallel(Self.body(Array(Self.elements().prefix(100))), jobs: 2) == nil)
+    }
+}
+
+extension Mapper {
+    /// What `SplitBodyMapping` maps `body` into, as the response to `GET /repos`, on `jobs`
+    /// threads; `nil` when it declines the body or cannot cut it.
+    func mapArrayInParallel(_ body: [UInt8], jobs: Int) -> (session: MappingSession, roots: [Int])? {
+        let matched = match(Response(path: "/repos", body: body))
+        let options = MappingOptions(jobs: jobs)
+        return SplitBodyMapping(matched, mapper: self, options: options)?.mapParts(matched, options: options)
     }
 }
 

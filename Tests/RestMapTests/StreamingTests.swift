@@ -42,20 +42,26 @@ struct StreamingTests {
 
     func mapper() throws -> Mapper { try Fixture.mapper(yaml: Self.schema) }
 
-    /// Streams `body` and returns the output and the error texts.
+    /// Streams `body` and returns the output and the error texts: written by `RecordWriter.writeStream`
+    /// in `format`, and the records `Mapper.mapStream` delivers for the same body (which must
+    /// report the same errors).
     func stream(_ body: String, path: String = "/repos", input: StreamInput = .array, format: StreamOutputFormat = .json,
-                jobs: Int = 1, batchBytes: Int = 64, keepsRecords: Bool = true) throws -> (output: String, errors: [String], records: Int) {
+                jobs: Int = 1, batchBytes: Int = 64) throws -> (output: String, errors: [String], records: Int) {
         var output: [UInt8] = []
         var errors: [String] = []
-        var records = 0
-        try mapper().mapStream(Response(path: path, body: []), from: InMemorySource(Array(body.utf8)),
-                               options: StreamOptions(input: input, format: format, jobs: jobs, batchBytes: batchBytes,
-                                                      keepsRecords: keepsRecords)) { batch in
-            output += batch.output
-            errors += batch.errors.map(\.description)
-            records += batch.records.count
+        let options = StreamOptions(input: input, jobs: jobs, batchBytes: batchBytes)
+        try RecordWriter.writeStream(Response(path: path, body: []), from: InMemorySource(Array(body.utf8)), mapper: mapper(),
+                                     options: options, format: format, write: { output += $0 }, failed: { errors += $0.map(\.description) })
+        var records: [Record] = []
+        var recordErrors: [String] = []
+        try mapper().mapStream(Response(path: path, body: []), from: InMemorySource(Array(body.utf8)), options: options) { batch in
+            records += batch.records
+            recordErrors += batch.errors.map(\.description)
         }
-        return (String(decoding: output, as: UTF8.self), errors, records)
+        #expect(recordErrors == errors)
+        let rendered = format == .json ? RecordWriter.json(records) + "\n" : RecordWriter.ndjson(records)
+        #expect(rendered == String(decoding: output, as: UTF8.self), "the delivered records render as the written output")
+        return (String(decoding: output, as: UTF8.self), errors, records.count)
     }
 
     func whole(_ body: String, path: String = "/repos") throws -> (output: String, errors: [String]) {
@@ -72,9 +78,6 @@ struct StreamingTests {
             #expect(streamed.output == expected.output, "jobs \(jobs), batch \(batchBytes)")
             #expect(streamed.errors == expected.errors)
             #expect(streamed.records > 0)
-            // Only the rendered output kept: the same output and errors, no records handed back.
-            let renderedOnly = try stream(Self.array, jobs: jobs, batchBytes: batchBytes, keepsRecords: false)
-            #expect(renderedOnly.output == expected.output && renderedOnly.errors == expected.errors && renderedOnly.records == 0)
         }
     }
 
@@ -125,8 +128,9 @@ struct StreamingTests {
     func brokenFraming() throws {
         var output: [UInt8] = []
         #expect {
-            try mapper().mapStream(Response(path: "/repos", body: []), from: InMemorySource(Array(#"[{"id": 1} {"id": 2}]"#.utf8)),
-                                   options: StreamOptions(input: .array, format: .json)) { output += $0.output }
+            try RecordWriter.writeStream(Response(path: "/repos", body: []), from: InMemorySource(Array(#"[{"id": 1} {"id": 2}]"#.utf8)),
+                                         mapper: mapper(), options: StreamOptions(input: .array), format: .json,
+                                         write: { output += $0 }, failed: { _ in })
         } throws: { error in
             "\(error)".contains("expected ',' or ']' after an array element") && "\(error)".contains("element 0")
         }
@@ -150,8 +154,9 @@ struct StreamingTests {
 
             var output: [UInt8] = []
             #expect(throws: StreamingFailure.self) {
-                try mapper().mapStream(Response(path: "/repos", body: []), from: InMemorySource(Array(broken.utf8)),
-                                       options: StreamOptions(input: .array, format: .json, jobs: jobs, batchBytes: 100)) { output += $0.output }
+                try RecordWriter.writeStream(Response(path: "/repos", body: []), from: InMemorySource(Array(broken.utf8)), mapper: mapper(),
+                                             options: StreamOptions(input: .array, jobs: jobs, batchBytes: 100), format: .json,
+                                             write: { output += $0 }, failed: { _ in })
             }
             #expect(String(decoding: output, as: UTF8.self) == expected.output, "jobs \(jobs)")
         }

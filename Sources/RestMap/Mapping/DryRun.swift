@@ -43,7 +43,7 @@ extension Mapper {
         var report = DryRunReport(result: nil, failure: nil, unmappedKeys: [], emptySelections: [])
         let document: JSONDocument
         do {
-            let mapped = try mapAndKeepDocument(response, options: MappingOptions())
+            let mapped = try mapKeepingDocument(response, options: MappingOptions())
             report.result = mapped.result
             guard let parsed = mapped.document else { return report }
             document = parsed

@@ -6,7 +6,8 @@ extension Mapper {
     /// cursor), so the body is parsed once. A value is `nil` when its key path holds nothing.
     public func map(_ response: Response, options: MappingOptions = .init(), extracting keyPaths: [MappingKeyPath])
         throws(MappingFailure) -> (result: MappingResult, values: [Value?]) {
-        let (result, document) = try mapAndKeepDocument(response, options: options, keepDocument: !keyPaths.isEmpty)
+        guard !keyPaths.isEmpty else { return (try map(response, options: options), []) }
+        let (result, document) = try mapKeepingDocument(response, options: options)
         return (result, document.map { values(at: keyPaths, in: $0, response: response) } ?? keyPaths.map { _ in nil })
     }
 

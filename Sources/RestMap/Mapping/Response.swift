@@ -80,11 +80,14 @@ public struct MappingOptions: Sendable {
     /// fails with `MappingFailure.malformedBody` whose error has `exceedsValueCount` set, before
     /// anything is mapped. A body under a limit is mapped on one thread. Default: no limit.
     public var maximumValueCount: Int
+    /// Where CPU time goes, per stage and thread (`nil`: not measured; see `StageProfile`).
+    public var profile: StageProfile?
 
-    public init(strict: Bool = false, jobs: Int = 1, maximumValueCount: Int = .max) {
+    public init(strict: Bool = false, jobs: Int = 1, maximumValueCount: Int = .max, profile: StageProfile? = nil) {
         self.strict = strict
         self.jobs = max(jobs, 1)
         self.maximumValueCount = max(maximumValueCount, 1)
+        self.profile = profile
     }
 }
 

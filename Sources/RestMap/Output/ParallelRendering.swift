@@ -1,4 +1,3 @@
-import Foundation
 import RestMapJSON
 
 extension RecordWriter {
@@ -18,14 +17,16 @@ extension RecordWriter {
     }
 
     /// `output(_:format:pretty:jobs:)` as the pieces it joins, in order: write them one after
-    /// another to spare the copy into one buffer.
+    /// another to spare the copy into one buffer. `profile` learns the CPU time of rendering.
     ///
-    /// Each run reads a graph of its own (a copy of the record list and the schema compiled
-    /// again), so the threads do not update the reference counts of one shared list and plan.
-    public static func outputPieces(_ records: [Record], format: RecordFormat, pretty: Bool = false, jobs: Int) -> [[UInt8]] {
+    /// The runs are rendered on the library's thread pool (`OrderedWorkers`); each reads a graph of
+    /// its own (a copy of the record list and the schema compiled again), so the threads do not
+    /// update the reference counts of one shared list and plan.
+    public static func outputPieces(_ records: [Record], format: RecordFormat, pretty: Bool = false, jobs: Int,
+                                    profile: StageProfile? = nil) -> [[UInt8]] {
         guard jobs > 1, !pretty, format != .csv, records.count >= parallelRecordCount,
               let graph = records.first?.graph, records.allSatisfy({ $0.graph === graph }) else {
-            return [output(records, format: format, pretty: pretty)]
+            return [profile.measure(.render) { output(records, format: format, pretty: pretty) }]
         }
         let indices = records.map(\.index)
         let runLength = (indices.count + jobs - 1) / jobs
@@ -34,19 +35,17 @@ extension RecordWriter {
         let graphs = [graph] + runs.dropFirst().map { _ in
             RecordGraph(plan: graph.plan.compiledAgain(), records: graph.records.map { $0 })
         }
-        var rendered = [[UInt8]](repeating: [], count: runs.count)
-        rendered.withUnsafeMutableBufferPointer { slots in
-            nonisolated(unsafe) let slots = slots
-            DispatchQueue.concurrentPerform(iterations: runs.count) { run in
+        let rendered = OrderedWorkers.map(Array(zip(graphs, runs)), workers: graphs.map { _ in () }, profile: profile) { _, run in
+            profile.measure(.render) {
                 var writer = JSONWriter()
                 var path: [Int] = []
-                for (position, index) in runs[run].enumerated() {
+                for (position, index) in run.1.enumerated() {
                     if format == .json, position > 0 { writer.comma() }
-                    write(Record(graph: graphs[run], index: index), to: &writer, path: &path)
+                    write(Record(graph: run.0, index: index), to: &writer, path: &path)
                     if format == .ndjson { writer.endLine() }
                     writer.reserveAhead()
                 }
-                slots[run] = writer.bytes
+                return writer.bytes
             }
         }
         guard format == .json else { return rendered }

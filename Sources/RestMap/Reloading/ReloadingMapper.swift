@@ -1,5 +1,6 @@
 import Foundation
 import RestMapSchema
+import Synchronization
 
 /// A `Mapper` that follows its schema file, for long-running embedders.
 ///
@@ -7,13 +8,11 @@ import RestMapSchema
 /// when it has no errors. A mapping takes `current` once and finishes on it, so a swap never
 /// changes a mapping in flight. A version with errors is not used: the previous mapper keeps
 /// serving and `rejection` holds the diagnostics until a clean version arrives.
-public final class ReloadingMapper: @unchecked Sendable {
+public final class ReloadingMapper: Sendable {
     /// The schema file followed.
     public let path: String
     private let options: SchemaLoadOptions
-    private let lock = NSLock()
-    private var state: State
-    private var timer: (any DispatchSourceTimer)?
+    private let state: Mutex<State>
 
     private struct State {
         var mapper: Mapper
@@ -21,6 +20,8 @@ public final class ReloadingMapper: @unchecked Sendable {
         var rejection: SchemaLoadError?
         /// The bytes of the last version looked at (clean or not), to notice the next change.
         var lastSeen: Data?
+        /// Checks the file while watching (`startWatching`).
+        var timer: WatchTimer?
     }
 
     /// Loads the first version (as `Schema.load` does, with `options` for this and every later
@@ -29,19 +30,19 @@ public final class ReloadingMapper: @unchecked Sendable {
         self.path = path
         self.options = options
         let contents = FileManager.default.contents(atPath: path)
-        state = State(mapper: try Schema.load(contentsOf: path, options: options).mapper(), lastSeen: contents)
+        state = Mutex(State(mapper: try Schema.load(contentsOf: path, options: options).mapper(), lastSeen: contents))
     }
 
-    deinit { timer?.cancel() }
+    deinit { state.withLock { $0.timer?.source.cancel() } }
 
     /// The mapper to use now; take it once per mapping.
-    public var current: Mapper { lock.withLock { state.mapper } }
+    public var current: Mapper { state.withLock { $0.mapper } }
 
     /// 1 for the first version, +1 for each version swapped in.
-    public var version: Int { lock.withLock { state.version } }
+    public var version: Int { state.withLock { $0.version } }
 
     /// Why the file's latest version is not used (`nil` when the current mapper is the latest).
-    public var rejection: SchemaLoadError? { lock.withLock { state.rejection } }
+    public var rejection: SchemaLoadError? { state.withLock { $0.rejection } }
 
     /// What a reload did.
     public enum Outcome: Sendable, Equatable {
@@ -57,9 +58,9 @@ public final class ReloadingMapper: @unchecked Sendable {
     @discardableResult
     public func reload() -> Outcome {
         let contents = FileManager.default.contents(atPath: path)
-        if lock.withLock({ state.lastSeen == contents }) { return .unchanged }
+        if state.withLock({ $0.lastSeen == contents }) { return .unchanged }
         let loaded = Result { () throws(SchemaLoadError) in try Schema.load(contentsOf: path, options: options).mapper() }
-        return lock.withLock {
+        return state.withLock { state in
             state.lastSeen = contents
             switch loaded {
             case .success(let mapper):
@@ -83,17 +84,27 @@ public final class ReloadingMapper: @unchecked Sendable {
             guard let outcome = self?.reload(), outcome != .unchanged else { return }
             onChange(outcome)
         }
-        lock.withLock {
-            self.timer?.cancel()
-            self.timer = timer
-        }
         timer.resume()
+        let watch = WatchTimer(timer)
+        state.withLock { state in
+            state.timer?.source.cancel()
+            state.timer = watch
+        }
     }
 
     public func stopWatching() {
-        lock.withLock {
-            timer?.cancel()
-            timer = nil
+        state.withLock { state in
+            state.timer?.source.cancel()
+            state.timer = nil
         }
+    }
+}
+
+/// The timer of a watching `ReloadingMapper`. Dispatch sources may be cancelled from any thread.
+private final class WatchTimer: @unchecked Sendable {
+    let source: any DispatchSourceTimer
+
+    init(_ source: any DispatchSourceTimer) {
+        self.source = source
     }
 }

@@ -4,19 +4,6 @@ import RestMapPluginLoader
 import RestMapPlugins
 import RestMapSchema
 
-/// The media type a body file's extension implies when no `Content-Type` is given: `.csv` files
-/// are `text/csv` (decoded by the csv plugin); everything else is read as JSON.
-public enum BodyMediaType {
-    public static let csv = "text/csv"
-
-    public static func isCSV(_ path: String) -> Bool { path.lowercased().hasSuffix(".csv") }
-
-    /// `text/csv` for a `.csv` file, else `nil` (JSON).
-    public static func implied(byExtensionOf path: String?) -> String? {
-        path.map(isCSV) == true ? csv : nil
-    }
-}
-
 /// A drafted schema and what checking it against its own samples found.
 public struct SchemaDraft: Sendable {
     /// The schema as YAML.

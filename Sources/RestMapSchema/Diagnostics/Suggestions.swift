@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// "Did you mean" suggestions for near-miss names.
 ///
@@ -201,19 +202,18 @@ public final class SuggestionIndex {
 }
 
 /// A flag another thread sets to stop a validation whose result is no longer wanted.
-public final class ValidationCancellation: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cancelled = false
+public final class ValidationCancellation: Sendable {
+    private let cancelled = Atomic(false)
 
     public init() {}
 
     /// Asks the validation to stop.
     public func cancel() {
-        lock.withLock { cancelled = true }
+        cancelled.store(true, ordering: .releasing)
     }
 
     /// Whether `cancel()` was called.
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 }
 
 /// The "did you mean" look-ups of one validation: one budget for all of them, and one index per

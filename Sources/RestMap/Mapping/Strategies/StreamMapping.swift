@@ -14,41 +14,32 @@ public enum StreamInput: Sendable, Equatable {
     case representations(entity: String)
 }
 
-/// How streamed records are rendered for output.
-public enum StreamOutputFormat: Sendable {
-    /// One JSON array, byte for byte what `RecordWriter.json` writes for the same records, then a newline.
-    case json
-    /// One JSON object per line.
-    case ndjson
-}
-
 /// Options of a streamed mapping.
 public struct StreamOptions: Sendable {
     public var input: StreamInput
-    /// Render records into `StreamedBatch.output`; `nil` leaves rendering to the caller.
-    public var format: StreamOutputFormat?
-    /// Threads that map batches side by side; output keeps input order.
+    /// Threads that map batches side by side; records keep input order.
     public var jobs: Int
     /// About how many input bytes one batch holds, with one job; with several, up to `2 × jobs`
     /// batches of half this size are in flight (memory is bounded by `jobs × batchBytes` of input).
     public var batchBytes: Int
-    /// Whether `StreamedBatch.records` holds the records; with a `format`, `false` keeps only the
-    /// rendered output, and the records are let go on the thread that mapped them (with several
-    /// jobs, freeing a batch's records on the calling thread held up its reading and writing).
-    public var keepsRecords: Bool
     /// The most bytes one element (or line) may have: a longer one ends the stream with an error
     /// as soon as that many of its bytes are read (`StreamingFailure.malformed`, whose error is not
     /// `isMalformed`). At most, and by default, `JSONDocument.maximumByteCount`.
     public var maximumElementBytes: Int
+    /// Where CPU time goes, per stage and thread (`nil`: not measured).
+    public var profile: StageProfile?
+    /// The format `RecordWriter.writeStream` renders in, on the mapping threads (`nil`: records).
+    var renderFormat: StreamOutputFormat?
+    /// Whether batches keep their records once rendered.
+    var keepsRenderedRecords = true
 
-    public init(input: StreamInput, format: StreamOutputFormat? = nil, jobs: Int = 1, batchBytes: Int = 1 << 20,
-                keepsRecords: Bool = true, maximumElementBytes: Int = JSONDocument.maximumByteCount) {
+    public init(input: StreamInput, jobs: Int = 1, batchBytes: Int = 1 << 20,
+                maximumElementBytes: Int = JSONDocument.maximumByteCount, profile: StageProfile? = nil) {
         self.input = input
         self.maximumElementBytes = maximumElementBytes
-        self.format = format
         self.jobs = max(jobs, 1)
         self.batchBytes = max(batchBytes, 1)
-        self.keepsRecords = keepsRecords || format == nil
+        self.profile = profile
     }
 }
 
@@ -101,44 +92,24 @@ extension Mapper {
     /// from the streamed entity is refused up front (`.needsWholeDocument`), except for
     /// `.bodies`, where each line is a whole response.
     ///
+    /// To write the records as JSON or NDJSON, use `RecordWriter.writeStream`, which renders each
+    /// batch on the thread that mapped it.
+    ///
     /// - Parameters:
     ///   - request: the request and response metadata (its `body` is ignored).
-    ///   - handle: called with each batch, in order, and once more at the end for a closing `]`.
+    ///   - handle: called with each batch, in order.
     public func mapStream(_ request: Response, from source: some JSONByteSource, options: StreamOptions,
                           handle: (StreamedBatch) -> Void) throws(StreamingFailure) {
-        let target = try streamTarget(for: request, input: options.input)
-        var stream = JSONElementStream(source: source, layout: target.layout, bufferSize: min(options.batchBytes, 1 << 20),
-                                       maximumElementBytes: options.maximumElementBytes)
-        var emitter = StreamEmitter(plan: plan, format: options.format)
-        var failure: StreamingFailure?
-        if options.jobs == 1 {
-            while failure == nil {
-                let batch: JSONElementBatch
-                do {
-                    guard let next = try stream.nextBatch(targetBytes: options.batchBytes) else { break }
-                    batch = next
-                } catch {
-                    failure = .malformed(error)
-                    break
-                }
-                handle(emitter.emit(mapBatch(batch, target: target, request: request, render: options.format, keepsRecords: options.keepsRecords)))
+        var options = options
+        options.renderFormat = nil
+        try streamBatches(request, from: source, options: options) { batch in
+            var delivered = StreamedBatch(records: [], output: [], errors: [])
+            for element in batch.elements {
+                delivered.errors += element.errors
+                if !element.isLeftOut { delivered.records += element.records }
             }
-        } else {
-            // Reading the input and emitting (the identity ledger, the output) run on this
-            // thread while `jobs` threads map and render.
-            let workers = [self] + (1..<options.jobs).map { _ in withOwnPlan() }
-            let pipeline = BatchPipeline(workers: workers) { worker, batch in
-                worker.mapBatch(batch, target: target, request: request, render: options.format, keepsRecords: options.keepsRecords)
-            }
-            do {
-                let batchBytes = max(options.batchBytes / 2, 1)
-                try pipeline.run(next: { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) }) { handle(emitter.emit($0)) }
-            } catch {
-                failure = .malformed(error)
-            }
+            handle(delivered)
         }
-        handle(emitter.finish())
-        if let failure { throw failure }
     }
 
     /// Why `mapStream(_:from:options:handle:)` would refuse `request` before reading anything
@@ -150,6 +121,45 @@ extension Mapper {
             return nil
         } catch {
             return error
+        }
+    }
+
+    /// The stream strategy: batches of elements (or lines) are cut from the source on the calling
+    /// thread, mapped (and, with `options.renderFormat`, rendered) on `options.jobs` threads of the
+    /// pool (`OrderedWorkers`), checked against the identities of earlier elements
+    /// (`IdentityLedger`) and handed to `take` in input order.
+    func streamBatches(_ request: Response, from source: some JSONByteSource, options: StreamOptions,
+                       take: (MappedBatch) -> Void) throws(StreamingFailure) {
+        let target = try streamTarget(for: request, input: options.input)
+        let profile = options.profile
+        var stream = JSONElementStream(source: ProfiledSource(source, profile: profile), layout: target.layout,
+                                       bufferSize: min(options.batchBytes, 1 << 20), maximumElementBytes: options.maximumElementBytes)
+        var ledger = IdentityLedger(plan: plan)
+        let (render, keepsRecords) = (options.renderFormat, options.keepsRenderedRecords)
+        func deliver(_ batch: MappedBatch) {
+            var batch = batch
+            profile.measure(.merge) { ledger.check(&batch) }
+            take(batch)
+        }
+        // With several jobs, two batches per thread are in flight: half the size keeps the bytes held the same.
+        let batchBytes = options.jobs == 1 ? options.batchBytes : max(options.batchBytes / 2, 1)
+        func next() throws(JSONStreamError) -> JSONElementBatch? {
+            try profile.measureCut { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) }
+        }
+        do {
+            if options.jobs == 1 {
+                while let batch = try next() {
+                    deliver(mapBatch(batch, target: target, request: request, render: render, keepsRecords: keepsRecords, profile: profile))
+                }
+            } else {
+                let workers = [self] + (1..<options.jobs).map { _ in withOwnPlan() }
+                let pool = OrderedWorkers(workers: workers, profile: profile) { worker, batch in
+                    worker.mapBatch(batch, target: target, request: request, render: render, keepsRecords: keepsRecords, profile: profile)
+                }
+                try pool.run(next: next, take: deliver)
+            }
+        } catch {
+            throw .malformed(error)
         }
     }
 
@@ -165,7 +175,6 @@ extension Mapper {
     }
 
     private func streamTarget(for request: Response, input: StreamInput) throws(StreamingFailure) -> StreamTarget {
-        let path = matchedPath(of: request)
         switch input {
         case .bodies:
             return StreamTarget(layout: .lines, entity: nil, keyPath: "", metadata: nil)
@@ -174,19 +183,19 @@ extension Mapper {
                 throw .needsWholeDocument("the schema defines no entity named '\(name)'")
             }
             try checkStreamable(entity)
-            return StreamTarget(layout: .lines, entity: entity, keyPath: "", metadata: metadata(of: request, path: path))
+            return StreamTarget(layout: .lines, entity: entity, keyPath: "", metadata: metadata(of: request, path: matchedPath(of: request)))
         case .array:
-            if request.status >= 400 { throw .needsWholeDocument("error responses (status \(request.status)) map the whole body") }
+            let matched = match(request)
+            if matched.isError { throw .needsWholeDocument("error responses (status \(request.status)) map the whole body") }
             if let mediaType = nonJSONMediaType(of: request) {
                 throw .needsWholeDocument("only JSON bodies stream; the body is \(mediaType)")
             }
-            let matched = matchingDescriptors(method: request.method, path: path, status: request.status)
-            guard let descriptor = matched.first?.descriptor else {
-                throw .mapping(.noResponseDescriptor(method: request.method, path: path, status: request.status))
+            guard let descriptor = matched.descriptors.first?.descriptor else {
+                throw .mapping(.noResponseDescriptor(method: request.method, path: matched.path, status: request.status))
             }
-            if matched.count > 1 {
-                let keyPaths = matched.map { $0.descriptor.keyPath.map { "'\($0.text)'" } ?? "the whole body" }
-                throw .needsWholeDocument("\(matched.count) response descriptors match (\(keyPaths.joined(separator: ", "))); a stream maps one array")
+            if matched.descriptors.count > 1 {
+                let keyPaths = matched.descriptors.map { $0.descriptor.keyPath.map { "'\($0.text)'" } ?? "the whole body" }
+                throw .needsWholeDocument("\(matched.descriptors.count) response descriptors match (\(keyPaths.joined(separator: ", "))); a stream maps one array")
             }
             if !descriptor.keyedBy.isEmpty { throw .needsWholeDocument("the response descriptor maps an object keyed by its keys ('keyedBy'), not an array") }
             var keys: [String] = []
@@ -199,8 +208,7 @@ extension Mapper {
             // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
             let entity = plan.entityIndex[descriptor.entity.value]!
             try checkStreamable(entity)
-            return StreamTarget(layout: .array(keys: keys), entity: entity, keyPath: descriptor.keyPath?.text ?? "",
-                                metadata: metadata(of: request, path: path, parameters: routingParameters(of: request, matched: matched)))
+            return StreamTarget(layout: .array(keys: keys), entity: entity, keyPath: descriptor.keyPath?.text ?? "", metadata: matched.metadata)
         }
     }
 
@@ -235,20 +243,24 @@ extension Mapper {
 
     // MARK: Mapping batches
 
-    /// Maps a batch, and renders its records when `render` (so rendering runs on the mapping thread too).
+    /// Maps a batch on a worker, and renders its records there when `render` is given.
     fileprivate func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response, render: StreamOutputFormat?,
-                              keepsRecords: Bool) -> MappedBatch {
-        var mapped = mapBatch(batch, target: target, request: request)
-        if let render { mapped.render(as: render) }
-        if !keepsRecords {
-            for index in mapped.elements.indices { mapped.elements[index].records = [] }
+                              keepsRecords: Bool, profile: StageProfile?) -> MappedBatch {
+        var mapped = mapBatch(batch, target: target, request: request, profile: profile)
+        if let render {
+            profile.measure(.render) { mapped.render(as: render) }
+            // The records are let go here, on the thread that mapped them: with several jobs,
+            // freeing them on the calling thread held up its reading and writing.
+            if !keepsRecords {
+                for index in mapped.elements.indices { mapped.elements[index].records = [] }
+            }
         }
         return mapped
     }
 
-    private func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response) -> MappedBatch {
+    private func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response, profile: StageProfile?) -> MappedBatch {
         if let entity = target.entity, let metadata = target.metadata {
-            return mapRepresentations(batch, entity: entity, keyPath: target.keyPath, metadata: metadata)
+            return mapRepresentations(batch, entity: entity, keyPath: target.keyPath, metadata: metadata, profile: profile)
         }
         var mapped = MappedBatch()
         for (position, range) in batch.ranges.enumerated() {
@@ -256,19 +268,22 @@ extension Mapper {
             var response = request
             response.body = Array(batch.bytes[range])
             do {
-                let result = try map(response)
-                mapped.add(MappedElement(records: result.records, errors: result.errors.map { StreamedError(line: line, message: $0.description) }))
+                let result = try map(response, options: MappingOptions(profile: profile))
+                mapped.elements.append(MappedElement(records: result.records, errors: result.errors.map { StreamedError(line: line, message: $0.description) }))
             } catch {
-                mapped.add(MappedElement(records: [], errors: [StreamedError(line: line, message: error.description)]))
+                mapped.elements.append(MappedElement(records: [], errors: [StreamedError(line: line, message: error.description)]))
             }
         }
         return mapped
     }
 
     /// Maps the elements of a batch as the elements of one array, identity merging within each.
-    private func mapRepresentations(_ batch: JSONElementBatch, entity: Int, keyPath: String, metadata: Metadata) -> MappedBatch {
+    private func mapRepresentations(_ batch: JSONElementBatch, entity: Int, keyPath: String, metadata: Metadata,
+                                    profile: StageProfile?) -> MappedBatch {
         var mapped = MappedBatch()
-        let documents = batch.documents()
+        let documents = profile.measure(.parse) { batch.documents() }
+        let start = profile == nil ? .zero : StageProfile.threadCPU()
+        defer { if let profile { profile.add(.map, StageProfile.threadCPU() - start) } }
         // The scope's root is never read: entities reading '@root' are refused before streaming.
         let sessionForBatch = documents.lazy.compactMap { try? $0.get() }.first.map { MappingSession(plan: plan, root: $0, metadata: metadata) }
         sessionForBatch?.scope.rootKeyPath = keyPath
@@ -302,8 +317,8 @@ extension Mapper {
         }
         let graph = RecordGraph(plan: plan, records: sessionForBatch?.records ?? [])
         for element in elements {
-            mapped.add(MappedElement(records: element.roots.map { Record(graph: graph, index: $0) }, errors: element.errors,
-                                     identities: element.identities, line: element.line, place: element.place))
+            mapped.elements.append(MappedElement(records: element.roots.map { Record(graph: graph, index: $0) }, errors: element.errors,
+                                                 identities: element.identities, line: element.line, place: element.place))
         }
         return mapped
     }
@@ -341,6 +356,22 @@ extension Mapper {
     }
 }
 
+/// A source whose reads count as the `read` stage of a profile.
+private struct ProfiledSource<Source: JSONByteSource>: JSONByteSource {
+    var source: Source
+    let profile: StageProfile?
+
+    init(_ source: Source, profile: StageProfile?) {
+        self.source = source
+        self.profile = profile
+    }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int {
+        guard let profile else { return try source.read(into: buffer) }
+        return try profile.measureRead { () throws(JSONStreamError) in try source.read(into: buffer) }
+    }
+}
+
 /// A record with an identification seen in one element, to compare with other elements.
 struct IdentityClaim: Sendable {
     var entity: Int
@@ -359,96 +390,42 @@ struct MappedElement: Sendable {
     var line: Int? = nil
     /// Arrays: `key.path[index]: `, to begin an error message.
     var place = ""
+    /// Whether the element is left out because a record in it differs from one with the same
+    /// identification in an earlier element (`IdentityLedger`).
+    var isLeftOut = false
 }
 
-/// The elements of one batch, in order.
+/// The elements of one batch, in order, and their rendering once rendered.
 struct MappedBatch: Sendable {
     var elements: [MappedElement] = []
-    /// The rendered records of every element in the output format: separated by `,` for JSON,
-    /// each followed by a newline for NDJSON.
+    /// The rendered records of every element (`RecordWriter`'s stream rendering).
     var bytes: [UInt8] = []
-
-    mutating func add(_ element: MappedElement) { elements.append(element) }
-
-    /// Renders every record into `bytes`.
-    mutating func render(as format: StreamOutputFormat) {
-        var writer = JSONWriter()
-        for index in elements.indices {
-            elements[index].rendered = elements[index].records.map { record in
-                if format == .json, writer.byteCount > 0 { writer.comma() }
-                let start = writer.byteCount
-                RecordWriter.write(record, to: &writer)
-                defer { if format == .ndjson { writer.endLine() } }
-                return start..<writer.byteCount
-            }
-        }
-        bytes = writer.bytes
-    }
 }
 
-/// Puts mapped batches out in order: checks identities across elements and renders records.
-struct StreamEmitter {
+/// The identifications of every element streamed so far: an element whose record differs from
+/// one with the same identification in an earlier element is left out, with an error saying so
+/// (mapping the whole body would have merged them into something else).
+struct IdentityLedger {
     let plan: MappingPlan
-    let format: StreamOutputFormat?
     /// Fingerprints of every identified record so far, by a hash of entity and identification.
-    private var ledger: [Int: Int] = [:]
-    private var wroteRecord = false
-    private var started = false
+    private var fingerprints: [Int: Int] = [:]
 
-    init(plan: MappingPlan, format: StreamOutputFormat?) {
+    init(plan: MappingPlan) {
         self.plan = plan
-        self.format = format
     }
 
-    mutating func emit(_ batch: MappedBatch) -> StreamedBatch {
-        var result = StreamedBatch(records: [], output: [], errors: [])
-        start(&result.output)
-        var leftOut = Set<Int>()
-        for (index, element) in batch.elements.enumerated() {
-            result.errors += element.errors
-            if let conflict = element.identities.first(where: { !claim($0) }) {
-                let entity = plan.entities[conflict.entity].name
-                result.errors.append(StreamedError(
-                    line: element.line,
-                    message: "\(element.place)a record of entity '\(entity)' with identification \(Self.describe(conflict.key)) differs "
-                        + "from one with the same identification in an earlier element; mapping the whole body would merge "
-                        + "them, so this element is left out: map the whole body (restmap map --no-stream) to merge them"))
-                leftOut.insert(index)
-                continue
-            }
-            result.records += element.records
+    /// Marks the elements of a batch that conflict with earlier ones as left out, with an error.
+    mutating func check(_ batch: inout MappedBatch) {
+        for index in batch.elements.indices {
+            guard let conflict = batch.elements[index].identities.first(where: { !claim($0) }) else { continue }
+            let entity = plan.entities[conflict.entity].name
+            batch.elements[index].isLeftOut = true
+            batch.elements[index].errors.append(StreamedError(
+                line: batch.elements[index].line,
+                message: "\(batch.elements[index].place)a record of entity '\(entity)' with identification \(Self.describe(conflict.key)) differs "
+                    + "from one with the same identification in an earlier element; mapping the whole body would merge "
+                    + "them, so this element is left out: map the whole body (restmap map --no-stream) to merge them"))
         }
-        guard let format, !batch.bytes.isEmpty else { return result }
-        if leftOut.isEmpty {
-            // The usual case: the batch's rendering goes out as it is.
-            if format == .json, wroteRecord { result.output.append(UInt8(ascii: ",")) }
-            if result.output.isEmpty { result.output = batch.bytes } else { result.output += batch.bytes }
-            wroteRecord = true
-            return result
-        }
-        for (index, element) in batch.elements.enumerated() where !leftOut.contains(index) {
-            for range in element.rendered {
-                if format == .json, wroteRecord { result.output.append(UInt8(ascii: ",")) }
-                result.output += batch.bytes[range]
-                if format == .ndjson { result.output.append(0x0A) }
-                wroteRecord = true
-            }
-        }
-        return result
-    }
-
-    /// The output closing the stream.
-    mutating func finish() -> StreamedBatch {
-        var output: [UInt8] = []
-        start(&output)
-        if format == .json { output += Array("]\n".utf8) }
-        return StreamedBatch(records: [], output: output, errors: [])
-    }
-
-    private mutating func start(_ output: inout [UInt8]) {
-        guard !started else { return }
-        started = true
-        if format == .json { output.append(UInt8(ascii: "[")) }
     }
 
     /// Records the claim; `false` when an earlier element claimed the identification with a different record.
@@ -457,8 +434,8 @@ struct StreamEmitter {
         hasher.combine(claim.entity)
         hasher.combine(claim.key)
         let key = hasher.finalize()
-        if let earlier = ledger[key] { return earlier == claim.fingerprint }
-        ledger[key] = claim.fingerprint
+        if let earlier = fingerprints[key] { return earlier == claim.fingerprint }
+        fingerprints[key] = claim.fingerprint
         return true
     }
 

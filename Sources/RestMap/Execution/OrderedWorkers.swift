@@ -1,0 +1,142 @@
+import Foundation
+
+/// The library's thread pool: turns batches into outputs on one thread per worker while the
+/// calling thread reads the next batches and takes the outputs in input order.
+///
+/// Every parallel part of the engine runs on it: the parts of a split body
+/// (`SplitBodyMapping`), the batches of a stream (`StreamMapping`) and the runs of a large
+/// output (`RecordWriter.outputPieces`). Its one primitive is `Monitor`.
+///
+/// - Each thread has a worker of its own (a `Mapper` with its own plan, a graph of its own), so
+///   threads never update the reference counts of one shared object.
+/// - Back-pressure: at most `2 × threads` batches are in flight (read and not yet taken), so a
+///   thread that finishes early takes the next batch instead of waiting for the slowest, and the
+///   bytes held stay bounded.
+/// - Threads are plain detached POSIX threads, started for one `run` and ended by it: the engine
+///   is synchronous, and blocking Swift concurrency's cooperative threads on a condition would
+///   starve the caller's tasks.
+final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>: Sendable {
+    private struct State {
+        var queued: [(sequence: Int, batch: Batch)] = []
+        var done: [Int: Output] = [:]
+        var closed = false
+        var running = 0
+    }
+
+    private let state = Monitor(State())
+    /// `2 ×` the threads that started.
+    private let inFlightLimit: Int
+    /// Works on the calling thread when no thread could be started.
+    private let fallback: (worker: Worker, work: @Sendable (Worker, Batch) -> Output)?
+    private let profile: StageProfile?
+
+    /// Starts one thread per worker; each turns a batch into an `Output` with `work`.
+    ///
+    /// A thread the system refuses to create (too many threads, no memory for its stack) is not
+    /// waited for: the threads that did start do the work, and when none did, `run` works on the
+    /// calling thread.
+    init(workers: [Worker], profile: StageProfile? = nil, work: @escaping @Sendable (Worker, Batch) -> Output) {
+        self.profile = profile
+        var started = 0
+        for worker in workers {
+            state.withLock { $0.running += 1 }
+            let didStart = Self.startThread { [state, profile] in
+                while let (sequence, batch) = state.wait(until: { state -> (Int, Batch)?? in
+                    // At most `2 × workers` batches are queued: removing the first is cheap.
+                    if !state.queued.isEmpty { return .some(state.queued.removeFirst()) }
+                    return state.closed ? .some(nil) : nil
+                }, waited: profile?.addWait) {
+                    let output = work(worker, batch)
+                    state.update { $0.done[sequence] = output }
+                }
+                state.update { $0.running -= 1 }
+            }
+            if !didStart {
+                state.withLock { $0.running -= 1 }
+                break
+            }
+            started += 1
+        }
+        inFlightLimit = 2 * max(started, 1)
+        fallback = started == 0 ? workers.first.map { ($0, work) } : nil
+    }
+
+    /// Takes batches from `next` until it gives `nil`, handing each batch's output to `take` in
+    /// input order, then stops the threads. An error from `next` stops reading; the batches read
+    /// before it are still taken, then it is thrown.
+    func run<Failure: Error>(next: () throws(Failure) -> Batch?, take: (Output) -> Void) throws(Failure) {
+        defer { close() }
+        if let fallback {
+            while let batch = try next() { take(fallback.work(fallback.worker, batch)) }
+            return
+        }
+        var read = 0, taken = 0
+        var endOfInput = false
+        var failure: Failure?
+        while true {
+            while !endOfInput, read - taken < inFlightLimit {
+                do {
+                    if let batch = try next() {
+                        let sequence = read
+                        state.update { $0.queued.append((sequence, batch)) }
+                        read += 1
+                    } else {
+                        endOfInput = true
+                    }
+                } catch {
+                    failure = error
+                    endOfInput = true
+                }
+                // Take what is already done before reading on.
+                while let output = state.withLock({ $0.done.removeValue(forKey: taken) }) {
+                    take(output)
+                    taken += 1
+                }
+            }
+            if taken == read { break }
+            let sequence = taken
+            take(state.wait(until: { $0.done.removeValue(forKey: sequence) }, waited: profile?.addWait))
+            taken += 1
+        }
+        if let failure { throw failure }
+    }
+
+    /// Works through `batches` on the workers' threads and returns the outputs in order.
+    static func map(_ batches: [Batch], workers: [Worker], profile: StageProfile? = nil,
+                    work: @escaping @Sendable (Worker, Batch) -> Output) -> [Output] {
+        var outputs: [Output] = []
+        outputs.reserveCapacity(batches.count)
+        var remaining = batches.makeIterator()
+        OrderedWorkers(workers: workers, profile: profile, work: work).run(next: { remaining.next() }, take: { outputs.append($0) })
+        return outputs
+    }
+
+    /// Lets the threads finish and waits for them.
+    private func close() {
+        state.update { $0.closed = true }
+        state.wait { $0.running == 0 ? () : nil }
+    }
+
+    /// Starts a detached thread running `body`; `false` when the system refuses to create it.
+    /// (Foundation's `Thread.start()` ignores that refusal, and waiting for such a thread hangs.)
+    private static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { context in
+            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, context)
+        guard result == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+}
+
+/// The closure a thread started by `OrderedWorkers` runs.
+private final class ThreadBody: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+}

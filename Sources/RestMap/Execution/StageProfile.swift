@@ -1,0 +1,200 @@
+import Foundation
+import Synchronization
+
+/// Where a mapping's CPU time goes, per stage and per thread: what `restmap map --profile`
+/// prints (see Docs/Pipelines.md).
+///
+/// Stages are timed per batch or part, not per record, with each thread's own CPU clock, so a
+/// profile costs next to nothing. Time no stage claims (starting the process, loading the schema,
+/// allocation the operating system reclaims at exit) is `other` in `report(totalCPU:)`.
+public final class StageProfile: Sendable {
+    /// A stage of mapping.
+    public enum Stage: String, Sendable, CaseIterable {
+        /// Reading the input (system calls).
+        case read
+        /// Cutting the input into elements, lines or parts.
+        case cut
+        /// Parsing JSON into a document.
+        case parse
+        /// Mapping representations into records.
+        case map
+        /// Merging identities across parts, and checking them across a stream's elements.
+        case merge
+        /// Handing batches to the workers and taking them back in order.
+        case order
+        /// Rendering records as JSON, NDJSON or CSV.
+        case render
+        /// Writing the output (system calls).
+        case write
+
+        /// Whether the stage runs on the calling thread, which every worker waits for: the serial
+        /// part of a mapping on several threads. The others run on the workers.
+        public var isSerial: Bool {
+            switch self {
+            case .read, .cut, .merge, .order, .write: true
+            case .parse, .map, .render: false
+            }
+        }
+    }
+
+    fileprivate struct Thread {
+        var cpu: [Stage: Duration] = [:]
+        var waiting: Duration = .zero
+    }
+
+    fileprivate struct State {
+        /// Thread 0 is the calling thread; workers follow in the order they first report.
+        var threads: [Thread] = []
+        var ordinals: [UInt: Int] = [:]
+    }
+
+    fileprivate let state = Mutex(State())
+
+    /// A profile whose calling thread is the current one.
+    public init() {
+        _ = ordinal()
+    }
+
+    /// Runs `body` and adds the CPU time the current thread spent in it to `stage`.
+    @inlinable
+    public func measure<Result, Failure: Error>(_ stage: Stage, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        let start = Self.threadCPU()
+        defer { add(stage, Self.threadCPU() - start) }
+        return try body()
+    }
+
+    /// Adds CPU time the current thread spent in `stage`.
+    public func add(_ stage: Stage, _ cpu: Duration) {
+        let thread = ordinal()
+        state.withLock { $0.threads[thread].cpu[stage, default: .zero] += cpu }
+    }
+
+    /// Adds wall time the current thread spent waiting for another.
+    public func addWait(_ wall: Duration) {
+        let thread = ordinal()
+        state.withLock { $0.threads[thread].waiting += wall }
+    }
+
+    fileprivate func ordinal() -> Int {
+        let id = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
+        return state.withLock { state in
+            if let known = state.ordinals[id] { return known }
+            state.ordinals[id] = state.threads.count
+            state.threads.append(Thread())
+            return state.threads.count - 1
+        }
+    }
+
+    /// The CPU time the current thread has used.
+    @usableFromInline
+    static func threadCPU() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+
+    /// The CPU time the whole process has used (every thread, user and system).
+    public static func processCPU() -> Duration {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func duration(_ time: timeval) -> Duration { .seconds(time.tv_sec) + .microseconds(time.tv_usec) }
+        return duration(usage.ru_utime) + duration(usage.ru_stime)
+    }
+
+    /// The CPU time of each stage on each thread (thread 0 is the calling thread).
+    public var cpuByThread: [[Stage: Duration]] { state.withLock { $0.threads.map(\.cpu) } }
+
+    /// The wall time each thread spent waiting for another.
+    public var waitingByThread: [Duration] { state.withLock { $0.threads.map(\.waiting) } }
+
+    /// The share of `totalCPU` spent where every worker waits: the serial stages, and what no
+    /// stage claims (`totalCPU` minus every stage). Measured with one job, it is the serial
+    /// fraction `s` of Amdahl's law.
+    public func serialFraction(totalCPU: Duration) -> Double {
+        let threads = cpuByThread
+        let claimed = threads.reduce(Duration.zero) { $0 + $1.values.reduce(.zero, +) }
+        let serial = threads.reduce(Duration.zero) { sum, thread in
+            sum + thread.filter { $0.key.isSerial }.values.reduce(.zero, +)
+        }
+        let other = max(totalCPU - claimed, .zero)
+        return Self.seconds(serial + other) / max(Self.seconds(totalCPU), 1e-9)
+    }
+
+    /// The speed-up Amdahl's law predicts with `jobs` threads for a serial fraction.
+    public static func predictedSpeedUp(serialFraction: Double, jobs: Int) -> Double {
+        1 / (serialFraction + (1 - serialFraction) / Double(jobs))
+    }
+
+    /// A table of CPU milliseconds per stage (rows) and thread (columns), the waiting per thread,
+    /// the serial fraction over `totalCPU` and the speed-ups it predicts.
+    public func report(totalCPU: Duration) -> String {
+        let threads = cpuByThread
+        let waits = waitingByThread
+        let names = threads.indices.map { $0 == 0 ? "caller" : "worker \($0)" }
+        func ms(_ duration: Duration) -> String { String(format: "%.1f", Self.seconds(duration) * 1000) }
+        func row(_ label: String, _ cells: [String]) -> String {
+            label.padding(toLength: 10, withPad: " ", startingAt: 0) + cells.map { String(repeating: " ", count: max(0, 10 - $0.count)) + $0 }.joined(separator: " ")
+        }
+        var lines = [row("ms CPU", names + ["total", "share"])]
+        let claimed = threads.reduce(Duration.zero) { $0 + $1.values.reduce(.zero, +) }
+        let total = max(totalCPU, claimed)
+        func share(_ duration: Duration) -> String { String(format: "%.1f%%", Self.seconds(duration) / max(Self.seconds(total), 1e-9) * 100) }
+        for stage in Stage.allCases {
+            let cells = threads.map { $0[stage] ?? .zero }
+            let sum = cells.reduce(.zero, +)
+            guard sum > .zero else { continue }
+            lines.append(row(stage.rawValue + (stage.isSerial ? " *" : ""), cells.map(ms) + [ms(sum), share(sum)]))
+        }
+        let other = total - claimed
+        lines.append(row("other *", names.map { _ in "" } + [ms(other), share(other)]))
+        lines.append(row("waiting", waits.map(ms) + ["(wall)", ""]))
+        let fraction = serialFraction(totalCPU: total)
+        let predictions = [2, 4, 8, 12, 16].map { String(format: "%d: %.1f×", $0, Self.predictedSpeedUp(serialFraction: fraction, jobs: $0)) }
+        lines.append(String(format: "serial fraction (* stages over all CPU) %.2f%%; Amdahl predicts ", fraction * 100)
+            + predictions.joined(separator: ", ") + " (meaningful when measured with --jobs 1)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+extension StageProfile {
+    /// Runs `body`, a read of the input, as the `read` stage.
+    func measureRead<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        try measure(.read, body)
+    }
+
+    /// The CPU time the current thread has spent reading so far.
+    private func readCPU() -> Duration {
+        let thread = ordinal()
+        return state.withLock { $0.threads[thread].cpu[.read] ?? .zero }
+    }
+
+    /// Runs `body`, which cuts the input and reads it as needed, as the `cut` stage, less the time
+    /// its reads took (the `read` stage, `measureRead`).
+    func measureCut<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        let readBefore = readCPU()
+        let start = Self.threadCPU()
+        defer { add(.cut, Self.threadCPU() - start - (readCPU() - readBefore)) }
+        return try body()
+    }
+}
+
+extension Optional<StageProfile> {
+    /// Runs `body`, timing it as `stage` when there is a profile.
+    @inline(__always)
+    package func measure<Result, Failure: Error>(_ stage: StageProfile.Stage, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        guard let profile = self else { return try body() }
+        return try profile.measure(stage, body)
+    }
+
+    /// `StageProfile.measureCut` when there is a profile.
+    @inline(__always)
+    func measureCut<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        guard let profile = self else { return try body() }
+        return try profile.measureCut(body)
+    }
+}

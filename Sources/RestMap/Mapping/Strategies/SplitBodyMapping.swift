@@ -1,0 +1,179 @@
+import RestMapJSON
+
+/// The strategy for a large body that is one JSON array of one descriptor's representations:
+/// it is cut into parts of whole elements, each part parsed and mapped on a thread of the pool
+/// (`OrderedWorkers`) with a plan of its own, into a session of its own, so the threads share no
+/// document and no plan; the sessions are then merged into the first, in input order
+/// (`MappingSession.absorb`). The result is what one thread gives: the same records in the same
+/// order, merged by identification, with relationships assigned as one session would, and the
+/// same errors.
+///
+/// An array of objects is cut where one object ends and the next begins (`ArrayParts`), without
+/// scanning it element by element first; otherwise, or when a cut turns out to be inside an
+/// element, `JSONElementStream` splits it element by element. A body it cannot split at all
+/// (malformed JSON among others) is mapped by `WholeDocumentMapping`, which reports malformed JSON.
+struct SplitBodyMapping: MappingStrategy {
+    /// The smallest body `MappingOptions.jobs` splits across threads.
+    static let smallestBody = 1 << 20
+
+    private let mapper: Mapper
+    private let entity: Int
+
+    /// `nil` unless the response is one to split: several jobs, no value limit, a JSON success
+    /// body of at least `smallestBody` bytes, one descriptor mapping the whole body, and an
+    /// entity whose records come out the same when mapped in separate sessions.
+    init?(_ response: MatchedResponse, mapper: Mapper, options: MappingOptions) {
+        guard options.jobs > 1, options.maximumValueCount == .max, !response.isError, response.descriptors.count == 1,
+              response.response.body.count >= Self.smallestBody, mapper.nonJSONMediaType(of: response.response) == nil,
+              let descriptor = response.descriptors.first?.descriptor, descriptor.keyPath == nil, descriptor.keyedBy.isEmpty,
+              // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
+              let entity = mapper.plan.entityIndex[descriptor.entity.value], Self.isSplittable(entity, mapper: mapper)
+        else { return nil }
+        self.mapper = mapper
+        self.entity = entity
+    }
+
+    func map(_ response: MatchedResponse, options: MappingOptions) throws(MappingFailure) -> MappingResult {
+        guard let (session, roots) = mapParts(response, options: options) else {
+            return try WholeDocumentMapping(mapper: mapper).map(response, options: options)
+        }
+        if options.strict, !session.errors.isEmpty { throw .invalidRecords(session.errors) }
+        let graph = RecordGraph(plan: mapper.plan, records: session.records)
+        let records = roots.map { Record(graph: graph, index: $0) }
+        return MappingResult(keyPaths: [("", records)], records: records, errors: session.errors,
+                             routingParameters: response.parameters, graph: graph)
+    }
+
+    /// The session holding every record, and the roots; `nil` when the body cannot be split.
+    func mapParts(_ response: MatchedResponse, options: MappingOptions) -> (session: MappingSession, roots: [Int])? {
+        let body = response.response.body
+        let jobs = options.jobs
+        let profile = options.profile
+        let workers = [mapper] + (1..<jobs).map { _ in mapper.withOwnPlan() }
+        let (entity, metadata) = (entity, response.metadata)
+        // More parts than threads, so a thread that finishes early takes another, and the
+        // absorbing of the last parts, after the threads finish, is short.
+        let partCount = 8 * jobs
+        if let parts = profile.measure(.cut, { ArrayParts(body, count: partCount) }) {
+            var absorbed = Absorbed(profile: profile)
+            // The first part tells how many records and identities the whole body brings.
+            absorbed.scale = Double(body.count) / Double(parts.byteCount(ofPart: 0))
+            let pool = OrderedWorkers(workers: workers, profile: profile) { (worker: Mapper, part: Int) -> MappedRun? in
+                guard let (nodes, firstIndex) = profile.measure(.parse, { parts.elements(ofPart: part, profile: profile) }) else { return nil }
+                return profile.measure(.map) { Self.map(nodes, firstIndex: firstIndex, entity: entity, metadata: metadata, with: worker) }
+            }
+            var next = 0
+            pool.run(next: {
+                defer { next += 1 }
+                return next < parts.count ? next : nil
+            }, take: { absorbed.take($0) })
+            // A part that does not parse was cut inside an element (or the body is malformed):
+            // the stream below splits it element by element.
+            if !absorbed.malformed, let session = absorbed.session { return (session, absorbed.roots) }
+        }
+        guard body.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[") else { return nil }
+        var absorbed = Absorbed(profile: profile)
+        let pool = OrderedWorkers(workers: workers, profile: profile) { worker, batch in
+            Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile)
+        }
+        var stream = JSONElementStream(bytes: body, layout: .array(keys: []))
+        let batchBytes = max(body.count / partCount, 1 << 16)
+        do {
+            try pool.run(next: { () throws(JSONStreamError) in
+                try profile.measure(.cut) { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) }
+            }, take: { absorbed.take($0) })
+        } catch {
+            return nil
+        }
+        guard !absorbed.malformed, let session = absorbed.session else { return nil }
+        return (session, absorbed.roots)
+    }
+
+    /// The sessions of the parts taken so far, in order, absorbed into the first.
+    private struct Absorbed {
+        let profile: StageProfile?
+        var session: MappingSession?
+        var roots: [Int] = []
+        var malformed = false
+        /// How many times the first part the whole body is, when known before mapping (0: not known).
+        var scale = 0.0
+
+        init(profile: StageProfile?) {
+            self.profile = profile
+        }
+
+        mutating func take(_ run: MappedRun?) {
+            guard !malformed, let run else {
+                malformed = true
+                return
+            }
+            if let session {
+                roots += profile.measure(.merge) { session.absorb(run.session, roots: run.roots) }
+            } else {
+                session = run.session
+                roots = run.roots
+                // Room for the whole body's roots, records and identities at once, instead of
+                // rehashing as each part is absorbed.
+                if scale > 1, !run.roots.isEmpty {
+                    roots.reserveCapacity(Int(Double(run.roots.count) * scale))
+                    run.session.reserve(scaledBy: scale)
+                }
+            }
+        }
+    }
+
+    /// Whether an entity's records come out the same when the elements are mapped in separate
+    /// sessions and merged: nothing it reaches needs the whole document (`connect`, `@root`),
+    /// and no relationship both extends its list (`assign: union`) and is cleared when missing
+    /// (whose merge would depend on the order of clears and unions across sessions).
+    private static func isSplittable(_ entity: Int, mapper: Mapper) -> Bool {
+        guard (try? mapper.checkStreamable(entity)) != nil else { return false }
+        return !mapper.plan.entities.contains { entityPlan in
+            entityPlan.assignsNilForMissingRelationships && entityPlan.relationships.contains { $0.assignment == .union }
+        }
+    }
+
+    /// Parses a batch and maps its elements in a session of its own; `nil` when an element is
+    /// not valid JSON.
+    private static func map(_ batch: JSONElementBatch, entity: Int, metadata: Metadata, with worker: Mapper,
+                            profile: StageProfile?) -> MappedRun? {
+        var nodes: [JSONNode] = []
+        let parsed = profile.measure(.parse) { () -> Bool in
+            for document in batch.documents() {
+                guard case .success(let node) = document else { return false }
+                nodes.append(node)
+            }
+            return true
+        }
+        guard parsed else { return nil }
+        return profile.measure(.map) { map(nodes, firstIndex: batch.firstIndex, entity: entity, metadata: metadata, with: worker) }
+    }
+
+    /// Maps consecutive elements of the array, the first at `firstIndex`, in a session of their own.
+    /// The session holds no node afterwards, so the elements' document ends with the nodes.
+    private static func map(_ nodes: [JSONNode], firstIndex: Int, entity: Int, metadata: Metadata, with worker: Mapper) -> MappedRun? {
+        guard let root = nodes.first else { return nil }
+        // The scope's root is never read: entities reading '@root' are not split.
+        let session = MappingSession(plan: worker.plan, root: root, metadata: metadata)
+        // Room for the part's records and identities at once, not by regrowing.
+        session.records.reserveCapacity(nodes.count)
+        session.identities[entity].reserveCapacity(nodes.count)
+        var roots: [Int] = []
+        roots.reserveCapacity(nodes.count)
+        for (position, node) in nodes.enumerated() {
+            let index = firstIndex + position
+            session.path = [.index(index)]
+            if let record = session.map(node, entity: entity, collectionIndex: index) { roots.append(record) }
+        }
+        session.path = []
+        session.releaseDocument()
+        return MappedRun(session: session, roots: roots)
+    }
+}
+
+/// A session filled by one thread and handed to the thread that absorbs it; never used by two
+/// threads at once.
+struct MappedRun: @unchecked Sendable {
+    var session: MappingSession
+    var roots: [Int]
+}

@@ -1,0 +1,73 @@
+import Foundation
+@testable import RestMap
+import Synchronization
+import Testing
+
+/// The library's thread pool: outputs come back in input order whatever order the threads finish
+/// in, each thread works with its own worker, the batches in flight stay bounded, and an error
+/// from the input still delivers what was read before it.
+@Suite("The thread pool")
+struct OrderedWorkersTests {
+    struct Failure: Error, Equatable {}
+
+    @Test("Outputs come back in input order, each thread uses its own worker, and at most two batches per thread are in flight")
+    func orderWorkersAndBackPressure() {
+        for threads in [1, 2, 3, 8] {
+            let inFlight = Mutex((now: 0, most: 0))
+            let usedWorkers = Mutex(Set<Int>())
+            let pool = OrderedWorkers(workers: Array(0..<threads)) { (worker: Int, batch: Int) -> (batch: Int, worker: Int) in
+                // Later batches finish first now and then: order must come from the pool.
+                if batch % 5 == 0 { usleep(2000) }
+                usedWorkers.withLock { _ = $0.insert(worker) }
+                return (batch * batch, worker)
+            }
+            var next = 0
+            var outputs: [Int] = []
+            pool.run(next: { () -> Int? in
+                guard next < 200 else { return nil }
+                defer { next += 1 }
+                inFlight.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                return next
+            }, take: { output in
+                inFlight.withLock { $0.now -= 1 }
+                outputs.append(output.batch)
+            })
+            #expect(outputs == (0..<200).map { $0 * $0 }, "\(threads) threads")
+            #expect(inFlight.withLock { $0.most } <= 2 * threads, "\(threads) threads")
+            #expect(usedWorkers.withLock { $0.isSubset(of: Set(0..<threads)) && !$0.isEmpty })
+        }
+    }
+
+    @Test("An error from the input stops reading; the batches read before it are still taken, then it is thrown")
+    func errorFromInput() {
+        var taken: [Int] = []
+        var next = 0
+        #expect(throws: Failure.self) {
+            try OrderedWorkers(workers: [(), ()]) { _, batch in batch + 1000 }.run(next: { () throws(Failure) -> Int? in
+                defer { next += 1 }
+                if next == 37 { throw Failure() }
+                return next
+            }, take: { taken.append($0) })
+        }
+        #expect(taken == (0..<37).map { $0 + 1000 })
+    }
+
+    @Test("map gives each batch's output in order, and with no batches nothing")
+    func mapInOrder() {
+        let squares = OrderedWorkers.map(Array(0..<50), workers: [(), (), ()]) { _, batch in batch * batch }
+        #expect(squares == (0..<50).map { $0 * $0 })
+        #expect(OrderedWorkers.map([Int](), workers: [()]) { _, batch in batch }.isEmpty)
+    }
+
+    @Test("Waiting time is reported to the profile: a worker with nothing to do waits for the reader")
+    func waitsAreProfiled() {
+        let profile = StageProfile()
+        var next = 0
+        OrderedWorkers(workers: [(), ()], profile: profile) { _, batch in batch }.run(next: { () -> Int? in
+            defer { next += 1 }
+            usleep(3000)
+            return next < 10 ? next : nil
+        }, take: { _ in })
+        #expect(profile.waitingByThread.dropFirst().contains { $0 > .milliseconds(1) }, "\(profile.waitingByThread)")
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+@testable import RestMap
+import RestMapJSON
+import Testing
+
+/// The stage profile (`restmap map --profile`): CPU time lands in the stages that spent it, on the
+/// threads that spent it, and the serial fraction and Amdahl's prediction follow from it.
+@Suite("The stage profile")
+struct StageProfileTests {
+    func mapper() throws -> Mapper { try Fixture.mapper(yaml: ParallelMappingTests.schema) }
+
+    /// Burns about `milliseconds` of this thread's CPU.
+    static func spin(milliseconds: Int) {
+        let end = StageProfile.threadCPU() + .milliseconds(milliseconds)
+        var value = 0
+        while StageProfile.threadCPU() < end { value &+= 1 }
+        #expect(value > 0)
+    }
+
+    @Test("Measured CPU time goes to its stage on the measuring thread; the serial fraction counts serial stages and unclaimed time")
+    func stagesAndSerialFraction() {
+        let profile = StageProfile()
+        profile.measure(.map) { Self.spin(milliseconds: 30) }
+        profile.measure(.cut) { Self.spin(milliseconds: 10) }
+        let threads = profile.cpuByThread
+        #expect(threads.count == 1)
+        let mapped = StageProfile.seconds(threads[0][.map] ?? .zero)
+        let cut = StageProfile.seconds(threads[0][.cut] ?? .zero)
+        #expect(mapped >= 0.029 && mapped < 0.2, "\(mapped)")
+        #expect(cut >= 0.009 && cut < 0.2, "\(cut)")
+        // Everything claimed: the cut is the serial part.
+        let claimed = (threads[0][.map] ?? .zero) + (threads[0][.cut] ?? .zero)
+        #expect(abs(profile.serialFraction(totalCPU: claimed) - cut / (cut + mapped)) < 1e-9)
+        // Unclaimed time counts as serial.
+        let fraction = profile.serialFraction(totalCPU: claimed * 2)
+        #expect(abs(fraction - (cut + (cut + mapped)) / (2 * (cut + mapped))) < 1e-9)
+        #expect(abs(StageProfile.predictedSpeedUp(serialFraction: 0.02, jobs: 16) - 1 / (0.02 + 0.98 / 16)) < 1e-12)
+        let report = profile.report(totalCPU: claimed)
+        #expect(report.contains("map") && report.contains("cut *") && report.contains("serial fraction"), "\(report)")
+    }
+
+    @Test("A split body is profiled on every thread: parts parse and map on workers, the caller merges")
+    func splitBodyProfile() throws {
+        let mapper = try mapper()
+        let body = ParallelMappingTests.body()
+        let profile = StageProfile()
+        let result = try mapper.map(Response(path: "/repos", body: body), options: MappingOptions(jobs: 2, profile: profile))
+        #expect(result.records.count > 4000)
+        let threads = profile.cpuByThread
+        #expect(threads.count == 3, "the caller and two workers: \(threads)")
+        #expect(threads[0][.merge, default: .zero] > .zero && threads[0][.cut, default: .zero] > .zero)
+        #expect(threads[0][.parse] == nil && threads[0][.map] == nil, "the caller neither parses nor maps")
+        for worker in threads.dropFirst() {
+            #expect(worker[.parse, default: .zero] > .zero && worker[.map, default: .zero] > .zero)
+            #expect(worker[.merge] == nil)
+        }
+    }
+
+    @Test("One thread: a stream's stages are all on the calling thread, and rendering is timed where it runs")
+    func streamProfile() throws {
+        let mapper = try mapper()
+        let profile = StageProfile()
+        var written = 0
+        try RecordWriter.writeStream(Response(path: "/repos", body: []), from: InMemorySource(ParallelMappingTests.body()), mapper: mapper,
+                                     options: StreamOptions(input: .array, profile: profile), format: .ndjson,
+                                     write: { written += $0.count }, failed: { _ in })
+        #expect(written > 0)
+        let threads = profile.cpuByThread
+        #expect(threads.count == 1)
+        for stage in [StageProfile.Stage.read, .cut, .parse, .map, .merge, .render] {
+            #expect(threads[0][stage, default: .zero] > .zero, "\(stage): \(threads[0])")
+        }
+    }
+}
