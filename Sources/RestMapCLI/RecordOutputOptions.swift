@@ -12,8 +12,8 @@ struct RecordOutputOptions: ParsableArguments {
     /// Writes the records to standard output in the chosen format, rendered on up to `jobs` threads;
     /// `profile` learns the CPU time of rendering and writing.
     func write(_ records: [Record], jobs: Int = 1, profile: StageProfile? = nil) {
-        for piece in RecordWriter.outputPieces(records, format: format, pretty: pretty, jobs: jobs, profile: profile) {
-            profile.measure(.write) { Terminal.write(piece) }
+        RecordWriter.write(records, format: format, pretty: pretty, jobs: jobs, profile: profile) { bytes in
+            profile.measure(.write) { Terminal.write(bytes) }
         }
     }
 }

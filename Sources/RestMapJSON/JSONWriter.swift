@@ -21,11 +21,23 @@ public struct JSONWriter: @unchecked Sendable {
     private var depth = 0
     private var afterKey = false
 
-    public init(pretty: Bool = false) {
+    /// A writer whose buffer starts with room for `capacity` bytes.
+    public init(pretty: Bool = false, capacity: Int = 256) {
         self.pretty = pretty
-        owner = Owner(byteCount: 256)
+        owner = Owner(byteCount: Swift.max(capacity, 16))
         base = owner.base
-        capacity = owner.byteCount
+        self.capacity = owner.byteCount
+    }
+
+    /// Forgets what was written, keeping the buffer for what is written next (a writer that
+    /// writes a long output in chunks reuses one buffer instead of touching fresh memory).
+    public mutating func removeAll() {
+        count = 0
+        if !isKnownUniquelyReferenced(&owner) { move(toCapacity: capacity) }
+        hasElements = false
+        enclosingHaveElements.removeAll(keepingCapacity: true)
+        depth = 0
+        afterKey = false
     }
 
     /// The written text, copied out.

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Every parallel part of the engine runs on it: the parts of a split body
 /// (`SplitBodyMapping`), the batches of a stream (`StreamMapping`) and the runs of a large
-/// output (`RecordWriter.outputPieces`). Its one primitive is `Monitor`.
+/// output (`RecordWriter.write`). Its one primitive is `Monitor`.
 ///
 /// - Each thread has a worker of its own (a `Mapper` with its own plan, a graph of its own), so
 ///   threads never update the reference counts of one shared object.
@@ -63,8 +63,25 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
 
     /// Takes batches from `next` until it gives `nil`, handing each batch's output to `take` in
     /// input order, then stops the threads. An error from `next` stops reading; the batches read
-    /// before it are still taken, then it is thrown.
+    /// before it are still taken, then it is thrown. The calling thread's CPU time outside `next`
+    /// and `take` (handing batches over and back) is the profile's `order` stage.
     func run<Failure: Error>(next: () throws(Failure) -> Batch?, take: (Output) -> Void) throws(Failure) {
+        guard let profile else { return try runUnprofiled(next: next, take: take) }
+        let start = StageProfile.threadCPU()
+        var inside = Duration.zero
+        defer { profile.add(.order, StageProfile.threadCPU() - start - inside) }
+        try runUnprofiled(next: { () throws(Failure) -> Batch? in
+            let before = StageProfile.threadCPU()
+            defer { inside += StageProfile.threadCPU() - before }
+            return try next()
+        }, take: { output in
+            let before = StageProfile.threadCPU()
+            defer { inside += StageProfile.threadCPU() - before }
+            take(output)
+        })
+    }
+
+    private func runUnprofiled<Failure: Error>(next: () throws(Failure) -> Batch?, take: (Output) -> Void) throws(Failure) {
         defer { close() }
         if let fallback {
             while let batch = try next() { take(fallback.work(fallback.worker, batch)) }

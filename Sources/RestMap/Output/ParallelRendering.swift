@@ -1,61 +1,89 @@
 import RestMapJSON
 
 extension RecordWriter {
-    /// The fewest records `output(_:format:pretty:jobs:)` renders on several threads.
+    /// The fewest records `write(_:format:pretty:jobs:profile:to:)` renders on several threads.
     static let parallelRecordCount = 4096
+    /// About how many bytes of output are rendered before they are handed to `write`.
+    static let chunkBytes = 1 << 20
+    /// The records of one run rendered by one thread of the pool.
+    static let runRecordCount = 2048
 
     /// `output(_:format:pretty:)` rendered on up to `jobs` threads: JSON (not pretty) and NDJSON
     /// of many records of one mapping are written in contiguous runs, one per thread, and joined.
     /// The bytes are the same as with one thread.
     public static func output(_ records: [Record], format: RecordFormat, pretty: Bool = false, jobs: Int) -> [UInt8] {
-        let pieces = outputPieces(records, format: format, pretty: pretty, jobs: jobs)
-        if pieces.count == 1 { return pieces[0] }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
-        for piece in pieces { bytes += piece }
+        write(records, format: format, pretty: pretty, jobs: jobs) { bytes += $0 }
         return bytes
     }
 
-    /// `output(_:format:pretty:jobs:)` as the pieces it joins, in order: write them one after
-    /// another to spare the copy into one buffer. `profile` learns the CPU time of rendering.
+    /// Renders records as `output(_:format:pretty:)` does and hands the bytes to `write` in
+    /// chunks of about a megabyte, in order, as they are rendered: the output never sits in memory
+    /// whole, and the chunk's buffer is reused (a buffer as large as the output cost more in
+    /// clearing fresh pages than rendering into it). `profile` learns the CPU time of rendering.
     ///
-    /// The runs are rendered on the library's thread pool (`OrderedWorkers`); each reads a graph of
-    /// its own (a copy of the record list and the schema compiled again), so the threads do not
-    /// update the reference counts of one shared list and plan.
-    public static func outputPieces(_ records: [Record], format: RecordFormat, pretty: Bool = false, jobs: Int,
-                                    profile: StageProfile? = nil) -> [[UInt8]] {
-        guard jobs > 1, !pretty, format != .csv, records.count >= parallelRecordCount,
-              let graph = records.first?.graph, records.allSatisfy({ $0.graph === graph }) else {
-            return [profile.measure(.render) { output(records, format: format, pretty: pretty) }]
+    /// JSON (not pretty) and NDJSON of many records of one mapping are rendered in runs on up to
+    /// `jobs` threads of the library's pool (`OrderedWorkers`), and handed over in order; each
+    /// thread reads a graph of its own (a copy of the record list and the schema compiled again),
+    /// so the threads do not update the reference counts of one shared list and plan. The bytes
+    /// are the same as with one thread. CSV and pretty JSON are rendered whole, then handed over.
+    public static func write(_ records: [Record], format: RecordFormat, pretty: Bool = false, jobs: Int = 1,
+                             profile: StageProfile? = nil, to write: (UnsafeRawBufferPointer) -> Void) {
+        guard !pretty, format != .csv, let graph = records.first?.graph, records.allSatisfy({ $0.graph === graph }) else {
+            let bytes = profile.measure(.render) { output(records, format: format, pretty: pretty) }
+            bytes.withUnsafeBytes(write)
+            return
         }
         let indices = records.map(\.index)
-        let runLength = (indices.count + jobs - 1) / jobs
-        let runs = stride(from: 0, to: indices.count, by: runLength).map { Array(indices[$0..<min($0 + runLength, indices.count)]) }
-        // The first run reads the graph itself; the others copies.
-        let graphs = [graph] + runs.dropFirst().map { _ in
-            RecordGraph(plan: graph.plan.compiledAgain(), records: graph.records.map { $0 })
-        }
-        let rendered = OrderedWorkers.map(Array(zip(graphs, runs)), workers: graphs.map { _ in () }, profile: profile) { _, run in
-            profile.measure(.render) {
-                var writer = JSONWriter()
-                var path: [Int] = []
-                for (position, index) in run.1.enumerated() {
-                    if format == .json, position > 0 { writer.comma() }
-                    write(Record(graph: run.0, index: index), to: &writer, path: &path)
-                    if format == .ndjson { writer.endLine() }
-                    writer.reserveAhead()
+        let open: [UInt8] = format == .json ? [UInt8(ascii: "[")] : []
+        open.withUnsafeBytes(write)
+        guard jobs > 1, records.count >= parallelRecordCount else {
+            var writer = JSONWriter(capacity: chunkBytes + chunkBytes / 4)
+            var path: [Int] = []
+            var position = 0
+            while position < indices.count {
+                profile.measure(.render) {
+                    while position < indices.count, writer.byteCount < chunkBytes {
+                        if format == .json, position > 0 { writer.comma() }
+                        Self.write(Record(graph: graph, index: indices[position]), to: &writer, path: &path)
+                        if format == .ndjson { writer.endLine() }
+                        position += 1
+                    }
                 }
-                return writer.bytes
+                writer.withBytes { write(UnsafeRawBufferPointer($0)) }
+                writer.removeAll()
             }
+            close(format: format, write)
+            return
         }
-        guard format == .json else { return rendered }
-        // JSON: the runs between brackets, a comma between two runs.
-        var pieces: [[UInt8]] = [[UInt8(ascii: "[")]]
-        for (run, part) in rendered.enumerated() {
-            if run > 0 { pieces.append([UInt8(ascii: ",")]) }
-            pieces.append(part)
-        }
-        pieces.append([UInt8(ascii: "]"), 0x0A])
-        return pieces
+        // The first thread reads the graph itself; the others copies.
+        let graphs = [graph] + (1..<jobs).map { _ in RecordGraph(plan: graph.plan.compiledAgain(), records: graph.records.map { $0 }) }
+        var nextRun = 0
+        OrderedWorkers(workers: graphs, profile: profile) { (graph: RecordGraph, run: Range<Int>) -> JSONWriter in
+            profile.measure(.render) {
+                var writer = JSONWriter(capacity: chunkBytes)
+                var path: [Int] = []
+                for position in run {
+                    if format == .json, position > 0 { writer.comma() }
+                    Self.write(Record(graph: graph, index: indices[position]), to: &writer, path: &path)
+                    if format == .ndjson { writer.endLine() }
+                }
+                return writer
+            }
+        }.run(next: { () -> Range<Int>? in
+            guard nextRun < indices.count else { return nil }
+            defer { nextRun += runRecordCount }
+            return nextRun..<min(nextRun + runRecordCount, indices.count)
+        }, take: { writer in
+            writer.withBytes { write(UnsafeRawBufferPointer($0)) }
+        })
+        close(format: format, write)
+    }
+
+    /// The end of a JSON array and its newline.
+    private static func close(format: RecordFormat, _ write: (UnsafeRawBufferPointer) -> Void) {
+        guard format == .json else { return }
+        let close: [UInt8] = [UInt8(ascii: "]"), 0x0A]
+        close.withUnsafeBytes(write)
     }
 }
