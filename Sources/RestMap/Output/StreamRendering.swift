@@ -19,7 +19,6 @@ extension RecordWriter {
                                    failed: ([StreamedError]) -> Void) throws(StreamingFailure) {
         var options = options
         options.renderFormat = format
-        options.keepsRenderedRecords = false
         var output = StreamOutput(format: format)
         do {
             try mapper.streamBatches(request, from: source, options: options) { batch in

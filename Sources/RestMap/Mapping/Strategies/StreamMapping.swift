@@ -28,10 +28,9 @@ public struct StreamOptions: Sendable {
     public var maximumElementBytes: Int
     /// Where CPU time goes, per stage and thread (`nil`: not measured).
     public var profile: StageProfile?
-    /// The format `RecordWriter.writeStream` renders in, on the mapping threads (`nil`: records).
+    /// The format `RecordWriter.writeStream` renders in, on the mapping threads; the rendered
+    /// batches let go of their records there (`nil`: batches keep their records).
     var renderFormat: StreamOutputFormat?
-    /// Whether batches keep their records once rendered.
-    var keepsRenderedRecords = true
 
     public init(input: StreamInput, jobs: Int = 1, batchBytes: Int = 1 << 20,
                 maximumElementBytes: Int = JSONDocument.maximumByteCount, profile: StageProfile? = nil) {
@@ -135,7 +134,7 @@ extension Mapper {
         var stream = JSONElementStream(source: ProfiledSource(source, profile: profile), layout: target.layout,
                                        bufferSize: min(options.batchBytes, 1 << 20), maximumElementBytes: options.maximumElementBytes)
         var ledger = IdentityLedger(plan: plan)
-        let (render, keepsRecords) = (options.renderFormat, options.keepsRenderedRecords)
+        let render = options.renderFormat
         func deliver(_ batch: consuming MappedBatch) {
             profile.measure(.merge) { ledger.check(&batch) }
             take(batch)
@@ -150,12 +149,12 @@ extension Mapper {
         do {
             if options.jobs == 1 {
                 while let batch = try next() {
-                    deliver(mapBatch(batch, target: target, request: request, render: render, keepsRecords: keepsRecords, profile: profile))
+                    deliver(mapBatch(batch, target: target, request: request, render: render, profile: profile))
                 }
             } else {
                 let workers = [self] + (1..<options.jobs).map { _ in withOwnPlan() }
                 let pool = OrderedWorkers(workers: workers, profile: profile) { worker, batch in
-                    worker.mapBatch(batch, target: target, request: request, render: render, keepsRecords: keepsRecords, profile: profile)
+                    worker.mapBatch(batch, target: target, request: request, render: render, profile: profile)
                 }
                 try pool.run(next: next, take: deliver)
             }
@@ -246,16 +245,14 @@ extension Mapper {
 
     /// Maps a batch on a worker, and renders its records there when `render` is given.
     fileprivate func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response, render: StreamOutputFormat?,
-                              keepsRecords: Bool, profile: StageProfile?) -> MappedBatch {
+                              profile: StageProfile?) -> MappedBatch {
         var mapped = mapBatch(batch, target: target, request: request, profile: profile)
         if let render {
             profile.measure(.render) { mapped.render(as: render) }
             // The records are let go here, on the thread that mapped them: with several jobs,
             // freeing them on the calling thread held up its reading and writing.
-            if !keepsRecords {
-                profile.measure(.map) {
-                    for index in mapped.elements.indices { mapped.elements[index].records = [] }
-                }
+            profile.measure(.map) {
+                for index in mapped.elements.indices { mapped.elements[index].records = [] }
             }
         }
         return mapped
