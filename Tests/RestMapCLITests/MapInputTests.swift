@@ -99,6 +99,34 @@ struct MapInputTests {
         }
     }
 
+    // MARK: --profile
+
+    @Test("--profile prints the stages per thread and the serial fraction on standard error, and changes nothing on standard output")
+    func profilePrintsStages() throws {
+        let folder = try folder(count: 20_000)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for mode in [["--no-stream"], ["--stream"], ["--no-stream", "--jobs", "2"]] {
+            let plain = try run(["map", "--schema", "schema.yaml", "--path", "/repos"] + mode + ["body.json"], in: folder)
+            let profiled = try run(["map", "--schema", "schema.yaml", "--path", "/repos", "--profile"] + mode + ["body.json"], in: folder)
+            let variable = try run(["map", "--schema", "schema.yaml", "--path", "/repos"] + mode + ["body.json"], in: folder,
+                                   environment: ["RESTMAP_PROFILE": "1"])
+            #expect(plain.status == 0 && profiled.status == 0 && variable.status == 0, "\(mode): \(profiled.errors)")
+            #expect(profiled.output == plain.output && variable.output == plain.output, "\(mode)")
+            #expect(plain.errors.isEmpty, "\(mode): \(plain.errors)")
+            for run in [profiled, variable] {
+                let lines = run.errors.split(separator: "\n")
+                #expect(lines.first?.hasPrefix("ms CPU") == true, "\(mode): \(run.errors)")
+                for stage in ["parse", "map", "render"] {
+                    #expect(lines.contains { $0.hasPrefix(stage + " ") }, "\(mode): \(stage) in \(run.errors)")
+                }
+                // A fraction between 0 and 100, then its predictions.
+                let fraction = try #require(lines.last?.split(separator: " ").first { $0.hasSuffix("%;") }.flatMap { Double($0.dropLast(2)) })
+                #expect(fraction > 0 && fraction < 100, "\(mode): \(run.errors)")
+                #expect(lines.last?.contains("16: ") == true)
+            }
+        }
+    }
+
     // MARK: --max-body
 
     @Test("A file over --max-body is refused by its size before it is read; exactly the limit maps")

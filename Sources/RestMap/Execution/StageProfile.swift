@@ -37,18 +37,18 @@ public final class StageProfile: Sendable {
         }
     }
 
-    fileprivate struct Thread {
+    private struct Thread {
         var cpu: [Stage: Duration] = [:]
         var waiting: Duration = .zero
     }
 
-    fileprivate struct State {
-        /// Thread 0 is the calling thread; workers follow in the order they first report.
+    private struct State {
+        /// Thread 0 is the calling thread; the others (workers, a reading thread) follow in the order they first report.
         var threads: [Thread] = []
         var ordinals: [UInt: Int] = [:]
     }
 
-    fileprivate let state = Mutex(State())
+    private let state = Mutex(State())
 
     /// A profile whose calling thread is the current one.
     public init() {
@@ -75,7 +75,7 @@ public final class StageProfile: Sendable {
         state.withLock { $0.threads[thread].waiting += wall }
     }
 
-    fileprivate func ordinal() -> Int {
+    private func ordinal() -> Int {
         let id = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
         return state.withLock { state in
             if let known = state.ordinals[id] { return known }
@@ -130,7 +130,7 @@ public final class StageProfile: Sendable {
     public func report(totalCPU: Duration) -> String {
         let threads = cpuByThread
         let waits = waitingByThread
-        let names = threads.indices.map { $0 == 0 ? "caller" : "worker \($0)" }
+        let names = threads.indices.map { $0 == 0 ? "caller" : "thread \($0)" }
         func ms(_ duration: Duration) -> String { String(format: "%.1f", Self.seconds(duration) * 1000) }
         func row(_ label: String, _ cells: [String]) -> String {
             label.padding(toLength: 10, withPad: " ", startingAt: 0) + cells.map { String(repeating: " ", count: max(0, 10 - $0.count)) + $0 }.joined(separator: " ")
@@ -162,11 +162,6 @@ public final class StageProfile: Sendable {
 }
 
 extension StageProfile {
-    /// Runs `body`, a read of the input, as the `read` stage.
-    func measureRead<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        try measure(.read, body)
-    }
-
     /// The CPU time the current thread has spent reading so far.
     private func readCPU() -> Duration {
         let thread = ordinal()
@@ -174,7 +169,7 @@ extension StageProfile {
     }
 
     /// Runs `body`, which cuts the input and reads it as needed, as the `cut` stage, less the time
-    /// its reads took (the `read` stage, `measureRead`).
+    /// its reads took (timed as the `read` stage).
     func measureCut<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         let readBefore = readCPU()
         let start = Self.threadCPU()

@@ -122,14 +122,7 @@ struct SplitBodyMapping: MappingStrategy {
                     session = created
                     return created
                 }()
-                for (position, node) in nodes.enumerated() {
-                    let index = firstIndex + position
-                    session.path = [.index(index)]
-                    if let record = session.map(node, entity: entity, collectionIndex: index) { roots.append(record) }
-                }
-                session.path = []
-                // What the session remembers of this part's nodes goes with them.
-                session.releaseDocument()
+                Self.map(nodes, firstIndex: firstIndex, entity: entity, into: session, roots: &roots)
             }
         }
         guard let session else { return nil }
@@ -207,6 +200,14 @@ struct SplitBodyMapping: MappingStrategy {
         session.identities[entity].reserveCapacity(nodes.count)
         var roots: [Int] = []
         roots.reserveCapacity(nodes.count)
+        map(nodes, firstIndex: firstIndex, entity: entity, into: session, roots: &roots)
+        return MappedRun(session: session, roots: roots)
+    }
+
+    /// Maps consecutive elements of the array, the first at `firstIndex`, into `session`, adding
+    /// their records to `roots`; then the session lets go of what it remembers of their nodes, so
+    /// their document can end.
+    private static func map(_ nodes: [JSONNode], firstIndex: Int, entity: Int, into session: MappingSession, roots: inout [Int]) {
         for (position, node) in nodes.enumerated() {
             let index = firstIndex + position
             session.path = [.index(index)]
@@ -214,7 +215,6 @@ struct SplitBodyMapping: MappingStrategy {
         }
         session.path = []
         session.releaseDocument()
-        return MappedRun(session: session, roots: roots)
     }
 }
 

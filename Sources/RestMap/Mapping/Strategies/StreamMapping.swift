@@ -368,7 +368,7 @@ private struct ProfiledSource<Source: JSONByteSource>: JSONByteSource {
 
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int {
         guard let profile else { return try source.read(into: buffer) }
-        return try profile.measureRead { () throws(JSONStreamError) in try source.read(into: buffer) }
+        return try profile.measure(.read) { () throws(JSONStreamError) in try source.read(into: buffer) }
     }
 }
 
