@@ -12,8 +12,10 @@ public final class StageProfile: Sendable {
     public enum Stage: String, Sendable, CaseIterable {
         /// Reading the input (system calls).
         case read
-        /// Cutting the input into elements, lines or parts.
+        /// Cutting the input into elements, chunks of lines or parts (on the calling thread).
         case cut
+        /// Splitting a chunk of NDJSON into its lines (on the mapping threads).
+        case split
         /// Parsing JSON into a document.
         case parse
         /// Mapping representations into records.
@@ -32,7 +34,7 @@ public final class StageProfile: Sendable {
         public var isSerial: Bool {
             switch self {
             case .read, .cut, .merge, .order, .write: true
-            case .parse, .map, .render: false
+            case .split, .parse, .map, .render: false
             }
         }
     }

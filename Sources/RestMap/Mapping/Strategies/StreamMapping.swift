@@ -123,16 +123,18 @@ extension Mapper {
         }
     }
 
-    /// The stream strategy: batches of elements (or lines) are cut from the source on the calling
-    /// thread, mapped (and, with `options.renderFormat`, rendered) on `options.jobs` threads of the
-    /// pool (`OrderedWorkers`), checked against the identities of earlier elements
-    /// (`IdentityLedger`) and handed to `take` in input order.
+    /// The stream strategy: batches of elements are cut from the source on the calling thread,
+    /// mapped (and, with `options.renderFormat`, rendered) on `options.jobs` threads of the pool
+    /// (`OrderedWorkers`), checked against the identities of earlier elements (`IdentityLedger`)
+    /// and handed to `take` in input order.
+    ///
+    /// NDJSON is read in chunks of whole lines (`JSONLineChunks`: the calling thread only finds
+    /// the last newline of each), and each mapping thread splits its chunk into lines; the line
+    /// numbers and element indices come from the chunks before it (`LineNumbering`).
     func streamBatches(_ request: Response, from source: some JSONByteSource, options: StreamOptions,
                        take: (MappedBatch) -> Void) throws(StreamingFailure) {
         let target = try streamTarget(for: request, input: options.input)
         let profile = options.profile
-        var stream = JSONElementStream(source: ProfiledSource(source, profile: profile), layout: target.layout,
-                                       bufferSize: min(options.batchBytes, 1 << 20), maximumElementBytes: options.maximumElementBytes)
         var ledger = IdentityLedger(plan: plan)
         let render = options.renderFormat
         func deliver(_ batch: consuming MappedBatch) {
@@ -143,21 +145,50 @@ extension Mapper {
         }
         // With several jobs, two batches per thread are in flight: half the size keeps the bytes held the same.
         let batchBytes = options.jobs == 1 ? options.batchBytes : max(options.batchBytes / 2, 1)
-        func next() throws(JSONStreamError) -> JSONElementBatch? {
-            try profile.measureCut { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) }
-        }
-        do {
+        /// Maps what `next` gives on the calling thread (one job) or the pool, delivering in order.
+        func run<Item: Sendable>(next: () throws(JSONStreamError) -> Item?, work: @escaping @Sendable (Mapper, Item) -> MappedBatch) throws(JSONStreamError) {
             if options.jobs == 1 {
-                while let batch = try next() {
-                    deliver(mapBatch(batch, target: target, request: request, render: render, profile: profile))
-                }
+                while let item = try next() { deliver(work(self, item)) }
             } else {
                 let workers = [self] + (1..<options.jobs).map { _ in withOwnPlan() }
-                let pool = OrderedWorkers(workers: workers, profile: profile) { worker, batch in
-                    worker.mapBatch(batch, target: target, request: request, render: render, profile: profile)
-                }
-                try pool.run(next: next, take: deliver)
+                try OrderedWorkers(workers: workers, profile: profile, work: work).run(next: next, take: deliver)
             }
+        }
+        do {
+            guard target.layout == .lines else {
+                var stream = JSONElementStream(source: ProfiledSource(source, profile: profile), layout: target.layout,
+                                               bufferSize: min(options.batchBytes, 1 << 20), maximumElementBytes: options.maximumElementBytes)
+                return try run(next: { () throws(JSONStreamError) in
+                    try profile.measureCut { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) }
+                }, work: { worker, batch in
+                    worker.mapBatch(batch, target: target, request: request, render: render, profile: profile)
+                })
+            }
+            let buffers = JSONChunkBuffers()
+            var chunks = JSONLineChunks(source: ProfiledSource(source, profile: profile), chunkBytes: batchBytes,
+                                        maximumElementBytes: options.maximumElementBytes, buffers: buffers)
+            let numbering = LineNumbering()
+            var issued = 0
+            try run(next: { () throws(JSONStreamError) -> (sequence: Int, chunk: JSONLineChunk)? in
+                do throws(JSONStreamError) {
+                    guard let chunk = try profile.measureCut({ () throws(JSONStreamError) in try chunks.next() }) else { return nil }
+                    defer { issued += 1 }
+                    return (issued, chunk)
+                } catch {
+                    // A line over the limit is the element after those of every chunk before it.
+                    var failure = error
+                    if chunks.failedOnOversizedLine { failure.element = numbering.elementCount(ofFirst: issued) }
+                    throw failure
+                }
+            }, work: { worker, item in
+                let (elements, lineCount) = profile.measure(.split) { item.chunk.lines() }
+                let (firstLine, firstIndex) = numbering.place(item.sequence, lineCount: lineCount, elementCount: elements.count, profile: profile)
+                let batch = profile.measure(.split) {
+                    defer { item.chunk.recycle(into: buffers) }
+                    return item.chunk.batch(elements, firstIndex: firstIndex, firstLine: firstLine)
+                }
+                return worker.mapBatch(batch, target: target, request: request, render: render, profile: profile)
+            })
         } catch {
             throw .malformed(error)
         }
@@ -372,6 +403,86 @@ private struct ProfiledSource<Source: JSONByteSource>: JSONByteSource {
     }
 }
 
+/// The identity ledger's table: fingerprints by a key that is already a hash (`IdentityClaim.ledgerKey`),
+/// in open addressing with linear probing, so the calling thread does not hash the key again as
+/// `Dictionary` would (the ledger is on the path every mapping thread waits for).
+struct FingerprintTable {
+    /// `Int.min` marks a free slot; a key equal to it is stored as `Int.min + 1` (like any two keys
+    /// with one hash, the ledger takes them for one identification).
+    private var keys: [Int] = Array(repeating: .min, count: 1024)
+    private var fingerprints: [Int] = Array(repeating: 0, count: 1024)
+    private var count = 0
+
+    /// Stores `fingerprint` for `key` when the key is new (`true`); otherwise whether the stored
+    /// fingerprint is this one.
+    mutating func insertOrCompare(key: Int, fingerprint: Int) -> Bool {
+        if 2 * (count + 1) > keys.count { grow() }
+        let key = key == .min ? .min + 1 : key
+        let mask = keys.count - 1
+        var slot = key & mask
+        while true {
+            let stored = keys[slot]
+            if stored == .min {
+                keys[slot] = key
+                fingerprints[slot] = fingerprint
+                count += 1
+                return true
+            }
+            if stored == key { return fingerprints[slot] == fingerprint }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    private mutating func grow() {
+        let (oldKeys, oldFingerprints) = (keys, fingerprints)
+        keys = Array(repeating: .min, count: 2 * oldKeys.count)
+        fingerprints = Array(repeating: 0, count: 2 * oldKeys.count)
+        count = 0
+        for (key, fingerprint) in zip(oldKeys, oldFingerprints) where key != .min {
+            _ = insertOrCompare(key: key, fingerprint: fingerprint)
+        }
+    }
+}
+
+/// The line numbers and element indices of NDJSON chunks split on several threads: each chunk's
+/// counts are published as it is split, and its first line and element are known once every
+/// chunk before it has published (chunks are handed out in order, so this waits only for splits
+/// already running).
+final class LineNumbering: Sendable {
+    private struct State {
+        /// Counts published ahead of a chunk not yet published, by chunk.
+        var pending: [Int: (lines: Int, elements: Int)] = [:]
+        /// Chunks `0..<summed` are summed into `lines` and `elements`.
+        var summed = 0
+        var lines = 0
+        var elements = 0
+        /// The first line (1-based) and element of summed chunks not yet placed.
+        var starts: [Int: (line: Int, index: Int)] = [:]
+    }
+
+    private let state = Monitor(State())
+
+    /// Publishes a chunk's counts; its first line number and first element index, once known.
+    func place(_ chunk: Int, lineCount: Int, elementCount: Int, profile: StageProfile?) -> (firstLine: Int, firstIndex: Int) {
+        state.update { state in
+            state.pending[chunk] = (lineCount, elementCount)
+            while let next = state.pending.removeValue(forKey: state.summed) {
+                state.starts[state.summed] = (state.lines + 1, state.elements)
+                state.lines += next.lines
+                state.elements += next.elements
+                state.summed += 1
+            }
+        }
+        let start = state.wait(until: { $0.starts.removeValue(forKey: chunk) }, waited: profile?.addWait)
+        return (start.line, start.index)
+    }
+
+    /// The elements of chunks `0..<count`, once they are split.
+    func elementCount(ofFirst count: Int) -> Int {
+        state.wait { $0.summed >= count ? $0.elements : nil }
+    }
+}
+
 /// A record with an identification seen in one element, to compare with other elements.
 struct IdentityClaim: Sendable {
     var entity: Int
@@ -421,7 +532,7 @@ struct MappedBatch: Sendable {
 struct IdentityLedger {
     let plan: MappingPlan
     /// Fingerprints of every identified record so far, by a hash of entity and identification.
-    private var fingerprints: [Int: Int] = [:]
+    private var fingerprints = FingerprintTable()
 
     init(plan: MappingPlan) {
         self.plan = plan
@@ -443,9 +554,7 @@ struct IdentityLedger {
 
     /// Records the claim; `false` when an earlier element claimed the identification with a different record.
     private mutating func claim(_ claim: IdentityClaim) -> Bool {
-        if let earlier = fingerprints[claim.ledgerKey] { return earlier == claim.fingerprint }
-        fingerprints[claim.ledgerKey] = claim.fingerprint
-        return true
+        fingerprints.insertOrCompare(key: claim.ledgerKey, fingerprint: claim.fingerprint)
     }
 
     private static func describe(_ key: IdentityKey) -> String {

@@ -1,0 +1,123 @@
+import RestMapJSON
+import Testing
+
+/// NDJSON cut into chunks of whole lines and split by the thread that maps each: the same
+/// elements, element indices and line numbers as `JSONElementStream` gives, for any chunk size.
+@Suite("NDJSON in chunks of whole lines")
+struct JSONLineChunksTests {
+    /// What `JSONElementStream` with `.lines` gives: each element's text and line number.
+    func streamed(_ text: [UInt8], limit: Int = JSONDocument.maximumByteCount) throws(JSONStreamError) -> [(String, Int, Int)] {
+        var stream = JSONElementStream(source: InMemorySource(text), layout: .lines, bufferSize: 64, maximumElementBytes: limit)
+        var elements: [(String, Int, Int)] = []
+        while let batch = try stream.nextBatch(targetBytes: 64) {
+            for (position, range) in batch.ranges.enumerated() {
+                elements.append((String(decoding: batch.bytes[range], as: UTF8.self), batch.firstIndex + position, batch.lines[position]))
+            }
+        }
+        return elements
+    }
+
+    /// The same through chunks of `chunkBytes`, numbered as `StreamMapping` numbers them.
+    func chunked(_ text: [UInt8], chunkBytes: Int, limit: Int = JSONDocument.maximumByteCount) throws(JSONStreamError) -> [(String, Int, Int)] {
+        var chunks = JSONLineChunks(source: InMemorySource(text), chunkBytes: chunkBytes, maximumElementBytes: limit)
+        var elements: [(String, Int, Int)] = []
+        var (lines, index, offset) = (0, 0, 0)
+        do throws(JSONStreamError) {
+            while let chunk = try chunks.next() {
+                #expect(chunk.offset == offset)
+                offset += chunk.bytes.count
+                let (found, lineCount) = chunk.lines()
+                let batch = chunk.batch(found, firstIndex: index, firstLine: lines + 1)
+                for (position, range) in batch.ranges.enumerated() {
+                    elements.append((String(decoding: batch.bytes[range], as: UTF8.self), batch.firstIndex + position, batch.lines[position]))
+                }
+                lines += lineCount
+                index += found.count
+            }
+        } catch {
+            var failure = error
+            if chunks.failedOnOversizedLine { failure.element = index }
+            throw failure
+        }
+        #expect(offset == text.count, "every byte is in one chunk")
+        return elements
+    }
+
+    static let inputs: [String] = [
+        "",
+        "\n\n",
+        #"{"a": 1}"#,
+        "{\"a\": 1}\n{\"b\": [1, 2]}\n",
+        "{\"a\": 1}\r\n\r\n   \n\t\n{\"b\": 2}\r\n{\"c\": 3}",
+        "x\ny\n\nz\r",
+        (0..<200).map { index in index % 7 == 0 ? "" : "{\"n\": \(index), \"s\": \"\(String(repeating: "q", count: index % 13))\"}" }.joined(separator: "\n"),
+    ]
+
+    @Test("Any chunk size gives the stream's elements, indices and line numbers")
+    func sameAsTheStream() throws {
+        for input in Self.inputs {
+            let text = Array(input.utf8)
+            let expected = try streamed(text)
+            for chunkBytes in [1, 2, 3, 7, 64, 1000, 1 << 20] {
+                let found = try chunked(text, chunkBytes: chunkBytes)
+                #expect(found.map(\.0) == expected.map(\.0), "\(input.prefix(40)), chunks of \(chunkBytes)")
+                #expect(found.map(\.1) == expected.map(\.1) && found.map(\.2) == expected.map(\.2), "\(input.prefix(40)), chunks of \(chunkBytes)")
+            }
+        }
+    }
+
+    @Test("A line over the limit ends the input after the lines before it, with the stream's error and element")
+    func oversizedLine() throws {
+        let short = "\"" + String(repeating: "a", count: 98) + "\""   // 100 bytes
+        let long = "\"" + String(repeating: "b", count: 400) + "\""
+        for text in ["\(short)\n\n\(short)\n\(long)\n\(short)\n", "\(short)\n\(long)", long] {
+            for chunkBytes in [1, 50, 100, 4096] {
+                var delivered = 0
+                do {
+                    var chunks = JSONLineChunks(source: InMemorySource(Array(text.utf8)), chunkBytes: chunkBytes, maximumElementBytes: 100)
+                    while let chunk = try chunks.next() { delivered += chunk.lines().elements.count }
+                    Issue.record("no error for chunks of \(chunkBytes)")
+                } catch {
+                    #expect(!error.isMalformed)
+                    #expect(error.description.contains("an element (or line) is larger than 100 bytes, the most one may have; reading stopped after"))
+                }
+                // Every short line before the long one was delivered.
+                #expect(delivered == text.components(separatedBy: long)[0].split(separator: "\n").count, "chunks of \(chunkBytes)")
+                do {
+                    _ = try chunked(Array(text.utf8), chunkBytes: chunkBytes, limit: 100)
+                } catch {
+                    let expected: JSONStreamError?
+                    do { _ = try streamed(Array(text.utf8), limit: 100); expected = nil } catch { expected = error }
+                    #expect(error.element == expected?.element && error.offset == expected?.offset, "\(error) vs \(String(describing: expected))")
+                }
+            }
+        }
+    }
+
+    @Test("A source that fails gives the whole lines read before it, then its error")
+    func failingSource() throws {
+        struct Failing: JSONByteSource {
+            var text: [UInt8]
+            var position = 0
+            mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int {
+                guard position < text.count else { throw JSONStreamError(message: "gone", offset: position, element: nil, isMalformed: false) }
+                let count = min(buffer.count, text.count - position, 5)
+                for index in 0..<count { buffer[index] = text[position + index] }
+                position += count
+                return count
+            }
+        }
+        var chunks = JSONLineChunks(source: Failing(text: Array("{\"a\":1}\n{\"b\":2}\n{\"c\"".utf8)), chunkBytes: 4)
+        var lines: [String] = []
+        do {
+            while let chunk = try chunks.next() {
+                lines += chunk.lines().elements.map { String(decoding: chunk.bytes[$0.range], as: UTF8.self) }
+            }
+            Issue.record("no error")
+        } catch {
+            #expect(error.message == "gone")
+            #expect(!chunks.failedOnOversizedLine)
+        }
+        #expect(lines == [#"{"a":1}"#, #"{"b":2}"#])
+    }
+}
