@@ -59,6 +59,14 @@ final class PostgresEngine: StoreEngine {
     /// Opens the store in `namespace` at `location`: creates or migrates it (`readOnly` false),
     /// or checks that it can be read as it is.
     static func open(_ location: PostgresLocation, model: StoreModel, namespace: String, rebuild: Bool, readOnly: Bool) async throws -> PostgresEngine {
+        var logger = Logger(label: "RestMapStorePostgres")
+        logger.logLevel = .critical
+        do {
+            let first = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger)
+            try await first.close()
+        } catch {
+            throw StoreError("\(location): cannot connect: \(message(error))")
+        }
         let engine = try PostgresEngine(location: location, model: model, namespace: namespace)
         do {
             if readOnly { try await engine.checkForReading() } else { try await engine.prepare(rebuild: rebuild) }

@@ -90,25 +90,35 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// The client configuration of this location.
-    func configuration() throws -> PostgresClient.Configuration {
+    /// The TLS settings of `sslMode`.
+    private func tlsConfiguration() -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let root = sslRootCertificate { tls.trustRoots = .file(root) }
-        let mode: PostgresClient.Configuration.TLS
         switch sslMode {
-        case "disable": mode = .disable
-        case "allow", "prefer":
-            tls.certificateVerification = .none
-            mode = .prefer(tls)
-        case "require":
-            tls.certificateVerification = .none
-            mode = .require(tls)
-        case "verify-ca":
-            tls.certificateVerification = .noHostnameVerification
-            mode = .require(tls)
-        default:
-            tls.certificateVerification = .fullVerification
-            mode = .require(tls)
+        case "verify-ca": tls.certificateVerification = .noHostnameVerification
+        case "verify-full": tls.certificateVerification = .fullVerification
+        default: tls.certificateVerification = .none
+        }
+        return tls
+    }
+
+    /// The configuration of one connection to this location (a first connection, which reports
+    /// a wrong address, database or password at once, where a pool would retry).
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS = switch sslMode {
+        case "disable": .disable
+        case "allow", "prefer": .prefer(try NIOSSLContext(configuration: tlsConfiguration()))
+        default: .require(try NIOSSLContext(configuration: tlsConfiguration()))
+        }
+        return PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
+    }
+
+    /// The client configuration of this location.
+    func configuration() throws -> PostgresClient.Configuration {
+        let mode: PostgresClient.Configuration.TLS = switch sslMode {
+        case "disable": .disable
+        case "allow", "prefer": .prefer(tlsConfiguration())
+        default: .require(tlsConfiguration())
         }
         var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: mode)
         configuration.options.maximumConnections = 8

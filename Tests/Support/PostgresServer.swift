@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A PostgreSQL server for the tests, on 127.0.0.1: the one `RESTMAP_TEST_DATABASE_URL` names
 /// (`.ci/run` starts a throwaway cluster and sets it), else a throwaway cluster this test process
@@ -36,8 +37,8 @@ public enum PostgresServer {
         return try startCluster()
     }
 
-    /// The folder of the cluster this process started, stopped at exit.
-    nonisolated(unsafe) private static var clusterFolder: String?
+    /// The data folder of the cluster this process started, stopped at exit.
+    private static let clusterFolder = Mutex<String?>(nil)
 
     private static func startCluster() throws -> String {
         let asRoot = getuid() == 0
@@ -49,23 +50,48 @@ public enum PostgresServer {
             guard chown.status == 0 else { throw TestSupportError("chown postgres \(folder): \(chown.errors)") }
             command = ["/usr/sbin/runuser", "-u", "postgres", "--"]
         }
+        // Output to a file, not a pipe: the server `pg_ctl` starts keeps its descriptors open.
         func run(_ arguments: [String]) throws {
-            let all = command + arguments
-            let result = try ChildProcess.run(URL(fileURLWithPath: all[0]), Array(all.dropFirst()), in: URL(fileURLWithPath: folder))
-            guard result.status == 0 else { throw TestSupportError("\(arguments.joined(separator: " ")) failed: \(result.output)\(result.errors)") }
+            let log = folder + "/setup.log"
+            let status = try spawn(command + arguments, output: log, in: folder)
+            guard status == 0 else {
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                throw TestSupportError("\(arguments.joined(separator: " ")) failed: \(text)")
+            }
         }
         let data = folder + "/data"
         try run([try program("initdb").path, "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"])
         let port = try freePort()
         try run([try program("pg_ctl").path, "-D", data, "-l", folder + "/server.log", "-w", "-o",
                  "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"])
-        clusterFolder = data
+        clusterFolder.withLock { $0 = data }
         atexit {
-            guard let data = PostgresServer.clusterFolder else { return }
+            guard let data = PostgresServer.clusterFolder.withLock({ $0 }) else { return }
             let stop = (getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [(try? PostgresServer.program("pg_ctl").path) ?? "pg_ctl", "-D", data, "-m", "immediate", "stop"]
-            _ = try? ChildProcess.run(URL(fileURLWithPath: stop[0]), Array(stop.dropFirst()))
+            _ = try? PostgresServer.spawn(stop, output: "/dev/null", in: "/")
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: data).deletingLastPathComponent().path)
         }
         return "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable"
+    }
+
+    /// Runs a program to its end with its output appended to a file; its exit status. (With
+    /// `posix_spawn` and `waitpid`: Foundation's `Process` may miss the end of a program that
+    /// starts a daemon.)
+    static func spawn(_ arguments: [String], output: String, in directory: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let command = (["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in command { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, command, environ)
+        guard spawned == 0 else { throw TestSupportError("\(arguments[0]): posix_spawn failed (\(spawned))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status >> 8) & 0xff
     }
 
     /// A PostgreSQL program: on the PATH, else in Debian's versioned folder.
