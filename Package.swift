@@ -201,6 +201,14 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "PostgresStoreBenchmarks",
+            dependencies: ["RestMap", "RestMapSchema", "RestMapStore", "RestMapStorePostgres", "RestMapDates", "RestMapPlugins", "BenchmarkData"],
+            path: "Benchmarks/PostgresStoreBenchmarks",
+            exclude: ["peer.py"],
+            swiftSettings: strictSettings
+        ),
+
+        .executableTarget(
             name: "PluginBenchmarks",
             dependencies: ["RestMapPlugins", "RestMapPluginLoader", "RestMapPluginKit", "RestMapDates"],
             path: "Benchmarks/PluginBenchmarks",

@@ -3,6 +3,7 @@ import Foundation
 import RestMapAuthoring
 import RestMap
 import RestMapStore
+import RestMapStorePostgres
 
 /// `restmap seed`: builds a store from JSON files (RestKit's RKManagedObjectSeeder).
 struct SeedCommand: AsyncParsableCommand {
@@ -36,6 +37,9 @@ struct SeedCommand: AsyncParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one FILE[:PATH]") }
+        if PostgresLocation.isURL(db) {
+            throw ValidationError("restmap seed builds a SQLite file; to fill a PostgreSQL store, run 'restmap store import' for each file")
+        }
     }
 
     func run() async throws {
