@@ -134,6 +134,7 @@ final class PostgresEngine: StoreEngine {
     /// What an error says, for a message.
     static func message(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
+        if error.code == .sslUnsupported { return "the server does not offer TLS, which the URL's sslmode requires" }
         if let info = error.serverInfo, let message = info[.message] {
             var text = message
             if let detail = info[.detail] { text += " (\(detail))" }

@@ -51,6 +51,9 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             ?? Self.passwordFile(environment).flatMap { Self.password(in: $0, host: host, port: port, database: database, user: user) }
     }
 
+    /// Whether a password was found (in the URL, `PGPASSWORD` or the password file).
+    public var hasPassword: Bool { password != nil }
+
     /// The URL without its password.
     public var description: String {
         var text = "postgres://\(user)@\(host):\(port)/\(database)"

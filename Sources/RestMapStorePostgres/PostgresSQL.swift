@@ -15,7 +15,7 @@ import RestMapStore
 /// | string, url | text | the string |
 /// | [T], any | jsonb | the JSON value |
 ///
-/// Values are sent in batches as one JSON document read by `jsonb_to_recordset`, and read back
+/// Values are sent in batches as one JSON document read by `json_to_recordset`, and read back
 /// as text (`::text`), so that every value is exact both ways.
 enum PostgresColumn {
     enum Kind: Sendable {
@@ -46,7 +46,7 @@ enum PostgresColumn {
             }
         }
 
-        /// The type a value has in a batch document (`jsonb_to_recordset`).
+        /// The type a value has in a batch document (`json_to_recordset`).
         var inputType: String { self == .date ? "double precision" : sqlType }
 
         /// A batch field (`x.c0`) as a value of the column.

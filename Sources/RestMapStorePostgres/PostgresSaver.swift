@@ -261,7 +261,7 @@ struct PostgresSaver {
         let order = identity.map { kinds[$0].ordered(kinds[$0].fromInput("x.c\($0)")) }.joined(separator: ", ")
         let match = identity.map { "u.\(columns[$0]) = \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " AND ")
         let sql = """
-            WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(\(recordset))),
+            WITH x AS (SELECT * FROM json_to_recordset($1::json) AS x(\(recordset))),
             u AS (INSERT INTO \(name) AS t (\(slots.map { columns[$0] }.joined(separator: ", ")))
                 SELECT \(input.joined(separator: ", ")) FROM x ORDER BY \(order)
                 ON CONFLICT (\(target)) \(action)
@@ -282,7 +282,7 @@ struct PostgresSaver {
         found.append(missing)
         for row in try await connection.rows("""
             SELECT x.p::text, t.\(q(StoreSQL.rowID))::text, (\(differs))::text
-            FROM jsonb_to_recordset($1::jsonb) AS x(\(recordset)) JOIN \(name) AS t ON \(identityMatch)
+            FROM json_to_recordset($1::json) AS x(\(recordset)) JOIN \(name) AS t ON \(identityMatch)
             WHERE x.p = ANY($2::bigint[])
             """, found, logger: logger) {
             guard let position = row[0].flatMap({ Int($0) }), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
@@ -302,7 +302,7 @@ struct PostgresSaver {
             ? "INSERT INTO \(names.table(table.entity)) DEFAULT VALUES RETURNING \(q(StoreSQL.rowID))::text"
             : "INSERT INTO \(names.table(table.entity)) (\(slots.map { columns[$0] }.joined(separator: ", "))) "
                 + "SELECT \(slots.map { kinds[$0].fromInput("x.c\($0)") }.joined(separator: ", ")) "
-                + "FROM jsonb_to_recordset($1::jsonb) AS x(\(recordset)) RETURNING \(q(StoreSQL.rowID))::text"
+                + "FROM json_to_recordset($1::json) AS x(\(recordset)) RETURNING \(q(StoreSQL.rowID))::text"
         let rows = try await connection.rows(sql, slots.isEmpty ? PostgresBindings() : binds(json), logger: logger)
         guard let rowID = firstValue(rows).flatMap({ Int64($0) }) else { throw StoreError("\(table.entity): an insert returned no row id") }
         return rowID
@@ -324,7 +324,7 @@ struct PostgresSaver {
         }
         let (json, recordset) = document(padded, identity, kinds)
         let match = identity.map { "t.\(q(table.columns[$0].name)) = \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " AND ")
-        return try await count("DELETE FROM \(names.table(table.entity)) AS t USING jsonb_to_recordset($1::jsonb) AS x(\(recordset)) WHERE \(match)",
+        return try await count("DELETE FROM \(names.table(table.entity)) AS t USING json_to_recordset($1::json) AS x(\(recordset)) WHERE \(match)",
                                binds(json))
     }
 
@@ -491,7 +491,7 @@ struct PostgresSaver {
         let match = identity.indices.map { "\(kinds[$0].fromInput("k.k\($0)")) IS NOT DISTINCT FROM t.\(q(identity[$0].name))" }
             .joined(separator: " AND ")
         let conditions = Self.equalities(scope, from: 2, binds: &arguments)
-        return try await count("DELETE FROM \(names.table(sweep.entity)) AS t WHERE NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($1::jsonb) AS k(\(recordset)) "
+        return try await count("DELETE FROM \(names.table(sweep.entity)) AS t WHERE NOT EXISTS (SELECT 1 FROM json_to_recordset($1::json) AS k(\(recordset)) "
             + "WHERE \(match))" + (conditions.isEmpty ? "" : " AND \(conditions)"), arguments)
     }
 }

@@ -133,7 +133,7 @@ func account(_ bank: String, _ number: Int64, balance: String = "10.50", version
         #expect(try Engine.postgres.sql(db, "SELECT indexdef LIKE '%USING gin (rm_search)' FROM pg_indexes WHERE indexname = 'Person.search'") == ["t"])
     }
 
-    @Test func longNamesAreShortenedForPostgresAndCollisionsRefused() async throws {
+    @Test func longNamesAreShortenedForPostgres() async throws {
         let long = String(repeating: "VeryLongEntityName", count: 4)
         let mapper = try StoreFixture.mapper(yaml: """
             restmap: 1
