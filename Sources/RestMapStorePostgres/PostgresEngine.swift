@@ -108,9 +108,25 @@ final class PostgresEngine: StoreEngine {
         }
     }
 
-    /// Runs `body` with a connection, outside a transaction.
+    /// Runs `body` in a read-only transaction that sees one snapshot (REPEATABLE READ): a
+    /// read of several queries (roots, rows, related rows) sees one state of the store, as a
+    /// SQLite read transaction does.
     func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        do { return try await client.withConnection { connection in try await body(connection) } } catch { throw described(error) }
+        do {
+            return try await client.withConnection { connection in
+                try await connection.withTransaction(logger: logger) { connection in
+                    try await connection.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+                    return try await body(connection)
+                }
+            }
+        } catch {
+            throw described(error)
+        }
+    }
+
+    /// Runs `body` with a connection, outside a transaction.
+    func withConnection(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
+        do { try await client.withConnection { connection in try await body(connection) } } catch { throw described(error) }
     }
 
     /// The error PostgreSQL answered (its SQLSTATE), wherever it is wrapped.

@@ -82,7 +82,7 @@ extension PostgresEngine {
     }
 
     func compact() async throws {
-        try await reading { [self] connection in
+        try await withConnection { [self] connection in
             for table in model.layout.tables { try await connection.run("VACUUM ANALYZE \(names.table(table.entity))", logger: logger) }
         }
     }
