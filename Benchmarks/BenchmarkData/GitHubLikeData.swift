@@ -106,3 +106,15 @@ public func seconds(_ body: () async throws -> Void) async rethrows -> (wall: Do
     try await body()
     return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpu() - startCPU)
 }
+
+/// The array of `megabytes` MB and the same with every star count changed (an update pass),
+/// written to files in `folder`: the documents and the files' paths.
+public func writeImportDocuments(megabytes: Int, to folder: URL) throws -> (documents: [[UInt8]], files: [String]) {
+    let documents = [makeDocument(megabytes: megabytes), makeDocument(megabytes: megabytes, starsOffset: 1)]
+    let files = try documents.enumerated().map { index, bytes in
+        let url = folder.appendingPathComponent("document-\(index).json")
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+    return (documents, files)
+}

@@ -50,12 +50,7 @@ func newDatabase() throws -> String {
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-pg-benchmark-\(getpid())")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-let documents = [makeDocument(megabytes: megabytesWanted), makeDocument(megabytes: megabytesWanted, starsOffset: 1)]
-let files = try documents.enumerated().map { index, bytes in
-    let url = folder.appendingPathComponent("document-\(index).json")
-    try Data(bytes).write(to: url)
-    return url.path
-}
+let (documents, files) = try writeImportDocuments(megabytes: megabytesWanted, to: folder)
 let peer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("peer.py").path
 
 var plugins = PluginRegistry()

@@ -71,12 +71,7 @@ for path in files:
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-store-benchmark-\(getpid())")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-let documents = [makeDocument(megabytes: megabytesWanted), makeDocument(megabytes: megabytesWanted, starsOffset: 1)]
-let files = try documents.enumerated().map { index, bytes in
-    let url = folder.appendingPathComponent("document-\(index).json")
-    try Data(bytes).write(to: url)
-    return url.path
-}
+let (documents, files) = try writeImportDocuments(megabytes: megabytesWanted, to: folder)
 let script = folder.appendingPathComponent("peer.py")
 try pythonPeer.write(to: script, atomically: true, encoding: .utf8)
 
