@@ -35,6 +35,26 @@ extension PostgresEngine {
         }
     }
 
+    /// Drops the store's namespace and everything in it.
+    func dropNamespace() async throws {
+        try await transaction { [self] connection in
+            try await connection.run("DROP SCHEMA IF EXISTS \(names.namespace) CASCADE", logger: logger)
+        }
+    }
+
+    /// Makes this store's namespace the store of `target`, dropping what `target` held, in one
+    /// transaction under `target`'s advisory lock (processes opening it wait, then see the new store).
+    func rename(to target: String) async throws {
+        let lock = Self.key(PostgresNames.short(target), "migrate")
+        try await transaction { [self] connection in
+            var binds = PostgresBindings()
+            binds.append(lock)
+            try await connection.run("SELECT pg_advisory_xact_lock($1)", binds, logger: logger)
+            try await connection.run("DROP SCHEMA IF EXISTS \(PostgresNames.quote(target)) CASCADE", logger: logger)
+            try await connection.run("ALTER SCHEMA \(names.namespace) RENAME TO \(PostgresNames.quote(target))", logger: logger)
+        }
+    }
+
     func checkForReading() async throws {
         let origin = model.origin
         try await reading { [self] connection in

@@ -44,3 +44,27 @@ extension RecordStore {
         mapper.schema.name.flatMap { $0.isEmpty ? nil : $0 } ?? "restmap"
     }
 }
+
+extension RecordStore {
+    /// Seeds a PostgreSQL store, all or nothing: `build` fills a new store in a namespace of its
+    /// own, which replaces the store's namespace (in one transaction) only when `build` returns;
+    /// when it throws, the new namespace is dropped and the existing store is untouched.
+    public static func seed(postgres url: String, mapper: Mapper, namespace: String? = nil,
+                            _ build: (RecordStore) async throws -> Void) async throws {
+        let target = namespace ?? Self.namespace(of: mapper)
+        let building = "\(target).seeding-\(ProcessInfo.processInfo.processIdentifier)"
+        let store = try await open(postgres: url, mapper: mapper, namespace: building, rebuild: true)
+        guard let engine = store.engine as? PostgresEngine else { throw StoreError("\(store.path): not a PostgreSQL store") }
+        do {
+            try await engine.dropNamespace()   // a leftover of an earlier seed that failed
+            try await engine.prepare(rebuild: true)
+            try await build(store)
+            try await engine.rename(to: target)
+        } catch {
+            try? await engine.dropNamespace()
+            try? store.close()
+            throw error
+        }
+        try store.close()
+    }
+}
