@@ -12,7 +12,8 @@ import PackageDescription
 //   RestMap            the interpreter: plan, key paths, records, requests, routes
 //   RestMapClient      the REST client: requests, auth, pagination, retries, caching (async-http-client)
 //   RestMapSync        restmap sync: keeps a store in step with a service (client + store)
-//   RestMapStore       the SQLite store: tables from the schema, upserts, search (GRDB)
+//   RestMapStore       the store: tables from the schema, upserts, search; its SQLite engine (GRDB)
+//   RestMapStorePostgres  the store's PostgreSQL engine (postgres-nio)
 //   CRestMapSQLite     process-wide SQLite settings Swift cannot call (variadic sqlite3_config)
 //   RestMapAuthoring   schema inference from samples (`restmap init`), schema tests (`restmap test`)
 //   RestMapLSP         the language server of schema files (`restmap lsp`)
@@ -33,6 +34,7 @@ let package = Package(
         .library(name: "RestMapSchema", targets: ["RestMapSchema"]),
         .library(name: "RestMapClient", targets: ["RestMapClient"]),
         .library(name: "RestMapStore", targets: ["RestMapStore"]),
+        .library(name: "RestMapStorePostgres", targets: ["RestMapStorePostgres"]),
         .library(name: "RestMapSync", targets: ["RestMapSync"]),
         .executable(name: "restmap-sample-server", targets: ["RestMapSampleServer"]),
         .library(name: "RestMapJSON", targets: ["RestMapJSON"]),
@@ -55,6 +57,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.4.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .target(name: "RestMapJSON", swiftSettings: strictSettings),
@@ -102,6 +106,20 @@ let package = Package(
             dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "CRestMapSQLite", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "RestMapStorePostgres",
+            dependencies: [
+                "RestMapStore",
+                "RestMap",
+                "RestMapSchema",
+                "RestMapJSON",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The system zlib (zlib1g-dev): the sample server's gzip bodies.
         .systemLibrary(name: "CZlib"),
         .executableTarget(
@@ -142,6 +160,7 @@ let package = Package(
                 "RestMapPluginLoader",
                 "RestMapClient",
                 "RestMapStore",
+                "RestMapStorePostgres",
                 "RestMapSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -182,6 +201,14 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "PostgresStoreBenchmarks",
+            dependencies: ["RestMap", "RestMapSchema", "RestMapStore", "RestMapStorePostgres", "RestMapDates", "RestMapPlugins", "BenchmarkData"],
+            path: "Benchmarks/PostgresStoreBenchmarks",
+            exclude: ["peer.py"],
+            swiftSettings: strictSettings
+        ),
+
+        .executableTarget(
             name: "PluginBenchmarks",
             dependencies: ["RestMapPlugins", "RestMapPluginLoader", "RestMapPluginKit", "RestMapDates"],
             path: "Benchmarks/PluginBenchmarks",
@@ -198,7 +225,7 @@ let package = Package(
         // What the test targets share: running built programs and the sample server.
         .target(name: "RestMapTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
         .testTarget(name: "RestMapClientTests", dependencies: [.product(name: "HTTPTypes", package: "swift-http-types"), "RestMapClient", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
-        .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapStoreTests", dependencies: ["RestMapStore", "RestMapStorePostgres", "RestMap", "RestMapSchema", "RestMapPluginLoader", "RestMapTestSupport"]),
         .testTarget(name: "RestMapSyncTests", dependencies: ["RestMapTestSupport"]),
         .testTarget(name: "RestMapSampleServerTests", dependencies: ["RestMapJSON", "RestMapTestSupport"]),
     ],

@@ -94,3 +94,27 @@ public struct Repository: Codable, Sendable {
 
 /// The median of `values` (the middle one of an odd count).
 public func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+/// Wall-clock and CPU seconds (of the whole process: only the measured work runs meanwhile).
+public func seconds(_ body: () async throws -> Void) async rethrows -> (wall: Double, cpu: Double) {
+    func cpu() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+    let start = DispatchTime.now().uptimeNanoseconds, startCPU = cpu()
+    try await body()
+    return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpu() - startCPU)
+}
+
+/// The array of `megabytes` MB and the same with every star count changed (an update pass),
+/// written to files in `folder`: the documents and the files' paths.
+public func writeImportDocuments(megabytes: Int, to folder: URL) throws -> (documents: [[UInt8]], files: [String]) {
+    let documents = [makeDocument(megabytes: megabytes), makeDocument(megabytes: megabytes, starsOffset: 1)]
+    let files = try documents.enumerated().map { index, bytes in
+        let url = folder.appendingPathComponent("document-\(index).json")
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+    return (documents, files)
+}

@@ -68,27 +68,10 @@ for path in files:
 """#
 
 
-/// Wall-clock and CPU seconds (of the whole process: only the measured work runs meanwhile).
-func seconds(_ body: () async throws -> Void) async rethrows -> (wall: Double, cpu: Double) {
-    func cpu() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
-    let start = DispatchTime.now().uptimeNanoseconds, startCPU = cpu()
-    try await body()
-    return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpu() - startCPU)
-}
-
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-store-benchmark-\(getpid())")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-let documents = [makeDocument(megabytes: megabytesWanted), makeDocument(megabytes: megabytesWanted, starsOffset: 1)]
-let files = try documents.enumerated().map { index, bytes in
-    let url = folder.appendingPathComponent("document-\(index).json")
-    try Data(bytes).write(to: url)
-    return url.path
-}
+let (documents, files) = try writeImportDocuments(megabytes: megabytesWanted, to: folder)
 let script = folder.appendingPathComponent("peer.py")
 try pythonPeer.write(to: script, atomically: true, encoding: .utf8)
 

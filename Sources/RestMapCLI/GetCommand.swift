@@ -3,6 +3,7 @@ import Foundation
 import RestMap
 import RestMapClient
 import RestMapStore
+import RestMapStorePostgres
 
 /// `restmap get`: fetches a route or path, follows its pages, and prints the mapped records.
 struct GetCommand: AsyncParsableCommand {
@@ -43,7 +44,8 @@ struct GetCommand: AsyncParsableCommand {
     /// NDJSON streams page by page; JSON and CSV print once every page is in.
     @OptionGroup var output: RecordOutputOptions
 
-    @Option(name: .long, help: ArgumentHelp("Save the records of every page in this SQLite store (Docs/Store.md); read from it when the network fails.", valueName: "db"))
+    @Option(name: .long, help: ArgumentHelp("Save the records of every page in this store, a SQLite file or a postgres:// URL (Docs/Store.md); "
+        + "read from it when the network fails.", valueName: "db"))
     var store: String?
 
     @Flag(name: .long, help: "Read the records the last GET of TARGET saved in --store, without the network.")
@@ -63,8 +65,10 @@ struct GetCommand: AsyncParsableCommand {
         // --offline only reads: the store must exist, and is neither created nor migrated.
         let recordStore: RecordStore?
         do {
-            recordStore = try store.map { path in
-                try StoreFailure.report { offline ? try RecordStore(readingAt: path, mapper: client.mapper) : try RecordStore(path: path, mapper: client.mapper) }
+            if let store {
+                recordStore = try await StoreFailure.report { try await RecordStore.open(store, mapper: client.mapper, readOnly: offline) }
+            } else {
+                recordStore = nil
             }
         } catch {
             await client.shutdown()   // the client must be shut down before it goes

@@ -3,6 +3,7 @@ import Foundation
 import RestMapAuthoring
 import RestMap
 import RestMapStore
+import RestMapStorePostgres
 
 /// `restmap seed`: builds a store from JSON files (RestKit's RKManagedObjectSeeder).
 struct SeedCommand: AsyncParsableCommand {
@@ -24,7 +25,7 @@ struct SeedCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The schema file.")
     var schema: String
 
-    @Option(name: .long, help: ArgumentHelp("The SQLite database to build (replaced when it exists).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The SQLite database to build, or a postgres:// URL (the store is replaced when it exists).", valueName: "file-or-url"))
     var db: String
 
     @OptionGroup var plugins: PluginOptions
@@ -42,6 +43,7 @@ struct SeedCommand: AsyncParsableCommand {
         let mapper = try plugins.mapper(for: schema)
         let inputs = files.map(Self.split)
         let bodies = try inputs.map { try CommandInput.read($0.file) }
+        if PostgresLocation.isURL(db) { return try await seedPostgres(mapper, inputs, bodies) }
         // Built beside the output under a temporary name and renamed over it only when every
         // file was saved: a failed seed leaves no new file and the existing one untouched.
         let output = URL(fileURLWithPath: db)
@@ -57,16 +59,7 @@ struct SeedCommand: AsyncParsableCommand {
         do {
             let store = try StoreFailure.report { try RecordStore(path: building, mapper: mapper) }
             defer { try? store.close() }
-            for (input, body) in zip(inputs, bodies) {
-                let headers = BodyMediaType.implied(byExtensionOf: input.file).map { ["Content-Type": $0] } ?? [:]
-                let response = Response(path: input.path, headers: headers, body: body)
-                let (result, summary) = try await StoreFailure.report { try await store.importResponse(response, options: MappingOptions(jobs: threads.jobs)) }
-                Terminal.out("\(input.file): \(summary)\n")
-                for error in result.errors { Terminal.error("restmap: \(input.file): record failed: \(error)\n") }
-                if !result.errors.isEmpty { failures.append("\(input.file): \(result.errors.count) record(s) failed to map") }
-            }
-            counts = try await StoreFailure.report { try await store.counts() }
-            if failures.isEmpty { try await StoreFailure.report { try await store.compact() } }
+            (failures, counts) = try await fill(store, inputs, bodies)
         } catch {
             remove(building)
             Terminal.error("restmap: \(db) was not written\n")
@@ -87,6 +80,48 @@ struct SeedCommand: AsyncParsableCommand {
             }
         }
         for (entity, count) in counts { Terminal.out("\(entity): \(count)\n") }
+    }
+
+    /// Saves every body in the store, then (when every record mapped) compacts it: what failed to
+    /// map, and the records per entity.
+    private func fill(_ store: RecordStore, _ inputs: [(file: String, path: String)], _ bodies: [[UInt8]]) async throws
+        -> (failures: [String], counts: [(entity: String, count: Int)]) {
+        var failures: [String] = []
+        for (input, body) in zip(inputs, bodies) {
+            let headers = BodyMediaType.implied(byExtensionOf: input.file).map { ["Content-Type": $0] } ?? [:]
+            let response = Response(path: input.path, headers: headers, body: body)
+            let (result, summary) = try await StoreFailure.report { try await store.importResponse(response, options: MappingOptions(jobs: threads.jobs)) }
+            Terminal.out("\(input.file): \(summary)\n")
+            for error in result.errors { Terminal.error("restmap: \(input.file): record failed: \(error)\n") }
+            if !result.errors.isEmpty { failures.append("\(input.file): \(result.errors.count) record(s) failed to map") }
+        }
+        let counts = try await StoreFailure.report { try await store.counts() }
+        if failures.isEmpty { try await StoreFailure.report { try await store.compact() } }
+        return (failures, counts)
+    }
+
+    /// Seeds a PostgreSQL store: built in a namespace of its own that replaces the store's only
+    /// when every file was saved (`RecordStore.seed(postgres:)`).
+    private func seedPostgres(_ mapper: Mapper, _ inputs: [(file: String, path: String)], _ bodies: [[UInt8]]) async throws {
+        let name = (try? PostgresLocation(url: db).description) ?? "the PostgreSQL store"
+        var outcome: (failures: [String], counts: [(entity: String, count: Int)]) = ([], [])
+        struct Unsaved: Error {}
+        do {
+            try await RecordStore.seed(postgres: db, mapper: mapper) { store in
+                outcome = try await fill(store, inputs, bodies)
+                if !outcome.failures.isEmpty { throw Unsaved() }
+            }
+        } catch is Unsaved {
+            Terminal.error("restmap: \(name) was not written: \(outcome.failures.joined(separator: "; "))\n")
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            Terminal.error("restmap: \(name) was not written\n")
+            throw error
+        } catch {
+            Terminal.error("restmap: \(error)\nrestmap: \(name) was not written\n")
+            throw ExitCode.failure
+        }
+        for (entity, count) in outcome.counts { Terminal.out("\(entity): \(count)\n") }
     }
 
     /// `file.json:/path` → (file.json, /path); a file alone answers `/`.

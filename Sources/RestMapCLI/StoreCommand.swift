@@ -3,14 +3,17 @@ import Foundation
 import RestMapAuthoring
 import RestMap
 import RestMapStore
+import RestMapStorePostgres
 
-/// `restmap store`: import responses into a SQLite store, query it and search it.
+/// `restmap store`: import responses into a store (a SQLite file or PostgreSQL), query it and search it.
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Keep mapped records in a SQLite store: import, query, search.",
+        abstract: "Keep mapped records in a store (SQLite or PostgreSQL): import, query, search.",
         discussion: """
-            Tables come from the schema (Docs/Store.md). Every subcommand ends with a summary line on standard error. \
+            Tables come from the schema (Docs/Store.md). --db is a SQLite file or a PostgreSQL URL \
+            (postgres://user@host:port/database, the password from PGPASSWORD or ~/.pgpass; RESTMAP_DATABASE_URL \
+            when --db is not given). Every subcommand ends with a summary line on standard error. \
             'import' creates the database when missing and migrates it; 'query' and 'search' only read: they refuse \
             a missing database and never change one.
 
@@ -30,8 +33,9 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The schema file.")
     var schema: String
 
-    @Option(name: .long, help: ArgumentHelp("The SQLite database file (import creates it when missing; query and search only read it).", valueName: "file"))
-    var db: String
+    @Option(name: .long, help: ArgumentHelp("The SQLite database file, or a postgres:// URL (import creates the store when missing; "
+        + "query and search only read it). Default: $RESTMAP_DATABASE_URL.", valueName: "file-or-url"))
+    var db: String?
 
     @Flag(name: .long, help: "Drop and rebuild the store when the schema changed it destructively (its records are lost).")
     var rebuild = false
@@ -40,17 +44,28 @@ struct StoreOptions: ParsableArguments {
 
     /// The mapper of the schema and the store opened with it for writing (created or migrated
     /// as needed); problems print and exit 1.
-    func open() throws -> RecordStore {
+    func open() async throws -> RecordStore {
         let mapper = try plugins.mapper(for: schema)
-        return try StoreFailure.report { try RecordStore(path: db, mapper: mapper, rebuild: rebuild) }
+        let database = try StoreDatabase.named(db)
+        return try await StoreFailure.report { try await RecordStore.open(database, mapper: mapper, rebuild: rebuild) }
     }
 
     /// The store opened for reading only: a missing file or a store the schema would migrate is
     /// an error, and nothing is created or changed; problems print and exit 1.
-    func openForReading() throws -> RecordStore {
+    func openForReading() async throws -> RecordStore {
         if rebuild { throw ValidationError("--rebuild applies to 'store import': reading never changes a store") }
         let mapper = try plugins.mapper(for: schema)
-        return try StoreFailure.report { try RecordStore(readingAt: db, mapper: mapper) }
+        let database = try StoreDatabase.named(db)
+        return try await StoreFailure.report { try await RecordStore.open(database, mapper: mapper, readOnly: true) }
+    }
+}
+
+/// The database a command names with --db, or `RESTMAP_DATABASE_URL`.
+enum StoreDatabase {
+    static func named(_ option: String?) throws -> String {
+        if let option { return option }
+        if let url = ProcessInfo.processInfo.environment["RESTMAP_DATABASE_URL"], !url.isEmpty { return url }
+        throw ValidationError("give --db FILE-OR-URL, or set RESTMAP_DATABASE_URL")
     }
 }
 
@@ -121,7 +136,7 @@ struct StoreImportCommand: AsyncParsableCommand {
     var body: String
 
     func run() async throws {
-        let recordStore = try store.open()
+        let recordStore = try await store.open()
         defer { try? recordStore.close() }
         let bytes = try CommandInput.read(body)
         let headers = BodyMediaType.implied(byExtensionOf: body).map { ["Content-Type": $0] } ?? [:]
@@ -182,7 +197,7 @@ struct StoreQueryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let recordStore = try store.openForReading()
+        let recordStore = try await store.openForReading()
         defer { try? recordStore.close() }
         let records: [Record]
         if let path {
@@ -232,7 +247,7 @@ struct StoreSearchCommand: AsyncParsableCommand {
     @OptionGroup var output: StoredRecordOutputOptions
 
     func run() async throws {
-        let recordStore = try store.openForReading()
+        let recordStore = try await store.openForReading()
         defer { try? recordStore.close() }
         var terms = words
         var entity: String?

@@ -3,6 +3,7 @@ import Foundation
 import RestMap
 import RestMapClient
 import RestMapStore
+import RestMapStorePostgres
 import RestMapSync
 
 /// `restmap sync`: keep a store in step with a service, as the schema's `sync:` says.
@@ -29,15 +30,20 @@ struct SyncCommand: AsyncParsableCommand {
 struct SyncOptionsGroup: ParsableArguments {
     @OptionGroup var client: ClientOptions
 
-    @Option(name: .long, help: ArgumentHelp("The SQLite database file (created when missing).", valueName: "file"))
-    var db: String
+    @Option(name: .long, help: ArgumentHelp("The SQLite database file, or a postgres:// URL (created when missing). "
+        + "Default: $RESTMAP_DATABASE_URL.", valueName: "file-or-url"))
+    var db: String?
 
-    func synchronizer(reading: Bool = false) throws -> Synchronizer {
+    func synchronizer(reading: Bool = false) async throws -> Synchronizer {
+        let database = try StoreDatabase.named(db)
         let client = try self.client.makeClient()
-        let store = try StoreFailure.report {
-            reading ? try RecordStore(readingAt: db, mapper: client.mapper) : try RecordStore(path: db, mapper: client.mapper)
+        do {
+            let store = try await StoreFailure.report { try await RecordStore.open(database, mapper: client.mapper, readOnly: reading) }
+            return Synchronizer(client: client, store: store)
+        } catch {
+            await client.shutdown()   // the client must be shut down before it goes
+            throw error
         }
-        return Synchronizer(client: client, store: store)
     }
 }
 
@@ -78,7 +84,7 @@ struct SyncRunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let synchronizer = try options.synchronizer()
+        let synchronizer = try await options.synchronizer()
         var reports: [SyncResourceReport] = []
         var failure: (any Error)?
         var progress = SyncProgress(live: isatty(STDERR_FILENO) == 1)
@@ -124,7 +130,7 @@ struct SyncStatusCommand: AsyncParsableCommand {
     @OptionGroup var options: SyncOptionsGroup
 
     func run() async throws {
-        let synchronizer = try options.synchronizer(reading: true)
+        let synchronizer = try await options.synchronizer(reading: true)
         let statuses = try await StoreFailure.report { try await synchronizer.status() }
         await synchronizer.client.shutdown()
         for status in statuses {
@@ -162,7 +168,7 @@ struct SyncResetCommand: AsyncParsableCommand {
     var resource: String
 
     func run() async throws {
-        let synchronizer = try options.synchronizer()
+        let synchronizer = try await options.synchronizer()
         let changed = try await StoreFailure.report { try await synchronizer.reset(resource: resource, parent: parent, to: to) }
         await synchronizer.client.shutdown()
         Terminal.error("restmap: \(to == nil ? "forgot" : "set") \(changed) state\(changed == 1 ? "" : "s") of \(resource)\n")

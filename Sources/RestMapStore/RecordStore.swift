@@ -1,10 +1,9 @@
-import CRestMapSQLite
 import Foundation
-import GRDB
 import RestMap
 import RestMapSchema
 
-/// A SQLite store of mapped records, with tables derived from a schema (Docs/Store.md).
+/// A store of mapped records, with tables derived from a schema (Docs/Store.md), in a SQLite
+/// file or (with `RestMapStorePostgres`) a PostgreSQL database: one API, the same rules.
 ///
 /// ```swift
 /// let mapper = try Schema.load(contentsOf: "Schemas/mongohq.yaml", options: SchemaLoadOptions(plugins: plugins)).mapper()
@@ -15,141 +14,57 @@ import RestMapSchema
 /// let collections = try await store.records(StoreQuery(entity: "Collection", filters: [("databaseID", .string("shop"))]))
 /// ```
 ///
-/// The store is `Sendable`: save from many tasks (writes are serialized, one transaction per
-/// response) while others read (WAL mode: readers never block the writer and see committed
-/// saves only).
+/// The store is `Sendable`: save from many tasks (each response is one transaction) while others
+/// read (readers see committed saves only).
 ///
 /// `RecordStore(readingAt:mapper:)` opens a store for reading only: it never creates, migrates
 /// or writes the file (Docs/Store.md, "Reading never creates").
 public final class RecordStore: Sendable {
     /// The mapper whose schema built the tables.
     public let mapper: Mapper
-    /// The database file.
+    /// Where the store is: the database file, or a PostgreSQL URL without its password.
     public let path: String
     /// Whether the store was opened for reading only (`init(readingAt:mapper:)`).
     public let isReadOnly: Bool
-    let layout: StoreLayout
-    let rules: StoreRules
-    /// Per-record SQL of every table, by entity.
-    let statements: [String: TableSQL]
-    /// Entities in the order a save writes them (`StoreLayout.saveOrder`).
-    let saveOrder: [String]
-    /// A `DatabasePool` (WAL) for a store opened for writing, a `DatabaseQueue` for reading only.
-    let pool: any DatabaseWriter
+    /// The database that holds the store.
+    package let engine: any StoreEngine
+    package let model: StoreModel
 
-    /// How long a statement waits for another connection's lock (another process importing)
-    /// before it fails with "database is locked".
-    static let busyTimeout: TimeInterval = 30
-
-    /// Opens (or creates) the store at `path` for the mapper's schema.
+    /// Opens (or creates) the SQLite store at `path` for the mapper's schema.
     ///
     /// A store built by an earlier version of the schema is migrated when the change is additive
     /// (new entities, attributes, relationships, search attributes). A destructive change
     /// (a removed or retyped attribute, a changed identification, …) throws a `StoreError` naming
     /// each change, unless `rebuild` is `true`: then every table is dropped and recreated empty.
-    public init(path: String, mapper: Mapper, rebuild: Bool = false) throws {
-        self.mapper = mapper
-        self.path = path
-        isReadOnly = false
-        (rules, layout, statements, saveOrder) = try Self.tables(for: mapper)
-        var configuration = Self.configuration()
-        configuration.prepareDatabase { db in
-            // The writer keeps up to 32 MiB of pages (SQLite's default is 2 MB): a save of tens
-            // of thousands of records then changes its pages in memory and writes each to the
-            // WAL once, at commit, instead of spilling them mid-transaction and reading them back.
-            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -32768") }
-        }
-        let origin = StoreMigrator.Origin(schemaName: mapper.schema.name ?? "", schemaFile: mapper.schema.file, layout: layout)
-        let rebuild = rebuild, path = path
-        pool = try Self.naming(path) {
-            try StoreFile.enableWAL(path, busyTimeout: Self.busyTimeout)
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            try pool.write { db in try StoreMigrator.prepare(db, origin: origin, rebuild: rebuild, path: path) }
-            return pool
-        }
+    public convenience init(path: String, mapper: Mapper, rebuild: Bool = false) throws {
+        let model = try StoreModel(mapper: mapper)
+        self.init(engine: try SQLiteEngine(path: path, model: model, rebuild: rebuild), model: model, isReadOnly: false)
     }
 
-    /// The rules, tables, statements and save order the mapper's schema gives a store.
-    private static func tables(for mapper: Mapper) throws -> (StoreRules, StoreLayout, [String: TableSQL], [String]) {
-        _ = RecordStore.memoryStatisticsOff
-        let rules = try StoreRules(schema: mapper.schema, mapper: mapper)
-        let layout = try StoreLayout(schema: mapper.schema, rules: rules)
-        let statements = Dictionary(uniqueKeysWithValues: layout.tables.map { ($0.entity, TableSQL($0, modifiedBy: rules.modifiedBy[$0.entity])) })
-        return (rules, layout, statements, layout.saveOrder)
-    }
-
-    /// Opens the existing store at `path` for reading only: a missing file is an error naming
-    /// it (nothing is created), and a store whose layout differs from the mapper's schema is an
-    /// error saying to import with the schema (nothing is migrated). A file this process may not
-    /// write is opened read-only; one it may write is opened with `PRAGMA query_only`, so that
+    /// Opens the existing SQLite store at `path` for reading only: a missing file is an error
+    /// naming it (nothing is created), and a store whose layout differs from the mapper's schema
+    /// is an error saying to import with the schema (nothing is migrated). A file this process may
+    /// not write is opened read-only; one it may write is opened with `PRAGMA query_only`, so that
     /// closing it removes the `-wal` and `-shm` files reading a WAL store needs.
     /// `save` and `compact` then throw.
-    public init(readingAt path: String, mapper: Mapper) throws {
-        self.mapper = mapper
-        self.path = path
-        isReadOnly = true
-        (rules, layout, statements, saveOrder) = try Self.tables(for: mapper)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw StoreError("\(path): no such store (a command that only reads never creates one; "
-                + "'restmap store import' or 'restmap seed' builds it)")
-        }
-        guard !isDirectory.boolValue else { throw StoreError("\(path): a directory, not a store file") }
-        var configuration = Self.configuration()
-        configuration.readonly = !FileManager.default.isWritableFile(atPath: path)
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA query_only = ON") }
-        let origin = StoreMigrator.Origin(schemaName: mapper.schema.name ?? "", schemaFile: mapper.schema.file, layout: layout)
-        let path = path
-        pool = try Self.naming(path) {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.read { db in try StoreMigrator.checkForReading(db, origin: origin, path: path) }
-            return queue
-        }
+    public convenience init(readingAt path: String, mapper: Mapper) throws {
+        let model = try StoreModel(mapper: mapper)
+        self.init(engine: try SQLiteEngine(readingAt: path, model: model), model: model, isReadOnly: true)
     }
 
-    /// The connection settings every store shares.
-    private static func configuration() -> Configuration {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
-        configuration.label = "RestMapStore"
-        return configuration
-    }
-
-    /// Runs `body`, reporting SQLite's errors and bad values in the file as `StoreError`s that
-    /// name the file (and, for a damaged file, how to check it).
-    static func naming<T>(_ path: String, _ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw described(error, path) }
-    }
-
-    /// `naming` for asynchronous work.
-    func naming<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch { throw Self.described(error, path) }
-    }
-
-    private static func described(_ error: any Error, _ path: String) -> any Error {
-        let check = "the file may be damaged or not a store: check it with sqlite3 \(path) 'PRAGMA quick_check'"
-        switch error {
-        case let damaged as DamagedStore:
-            return StoreError("\(path): \(damaged.message); \(check)")
-        case let database as DatabaseError:
-            let message = database.message ?? "SQLite error \(database.resultCode.rawValue)"
-            let damaged = [.SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT].contains(database.resultCode.primaryResultCode)
-            return StoreError("\(path): \(message)" + (damaged ? "; \(check)" : ""))
-        default:
-            return error
-        }
+    /// A store over an engine (`RestMapStorePostgres` opens its stores this way).
+    package init(engine: any StoreEngine, model: StoreModel, isReadOnly: Bool) {
+        self.engine = engine
+        self.model = model
+        mapper = model.mapper
+        path = engine.location
+        self.isReadOnly = isReadOnly
     }
 
     /// The error of a write to a store opened for reading.
     func refuseWriting(_ action: String) throws {
         if isReadOnly { throw StoreError("\(path): the store was opened for reading only; cannot \(action)") }
     }
-
-    /// Turns SQLite's memory statistics off before the process's first connection (see
-    /// `restmap_sqlite_disable_memory_statistics`): a save allocates for every row, and each
-    /// allocation would otherwise lock a global mutex. Without effect (and harmless) when SQLite
-    /// was initialized already.
-    private static let memoryStatisticsOff: Bool = restmap_sqlite_disable_memory_statistics() == 0
 
     // MARK: Saving
 
@@ -167,6 +82,16 @@ public final class RecordStore: Sendable {
         try await save(result, of: response, isCompletePage: isCompletePage, checkpoints: [])
     }
 
+    /// Saves the records of one mapped response and the checkpoints in one transaction (see
+    /// `save(_:of:isCompletePage:)`): after a crash both are there, or neither. A `sweep` deletes,
+    /// in the same transaction, the records a full re-read did not find again.
+    @discardableResult
+    public func save(_ result: MappingResult, of response: Response, isCompletePage: Bool = true,
+                     checkpoints: [StoreCheckpoint], sweep: StoreSweep? = nil) async throws -> SaveSummary {
+        try refuseWriting("save")
+        return try await engine.save(result, of: response, isCompletePage: isCompletePage, checkpoints: checkpoints, sweep: sweep)
+    }
+
     /// Maps a response with the store's mapper and saves it.
     @discardableResult
     public func importResponse(_ response: Response, options: MappingOptions = .init(), isCompletePage: Bool = true)
@@ -179,12 +104,12 @@ public final class RecordStore: Sendable {
 
     /// The records a query selects, with related records loaded `query.depth` relationships deep.
     public func records(_ query: StoreQuery) async throws -> [RestMap.Record] {
-        try await naming { try await pool.read { db in try RecordLoader(store: self).records(query, db) } }
+        try await engine.records(query)
     }
 
     /// The record of `entity` with these identification values, or `nil`.
     public func record(_ entity: String, identifiedBy values: [Value], depth: Int = 1) async throws -> RestMap.Record? {
-        guard let table = layout.table(entity) else { throw StoreError("unknown entity '\(entity)'") }
+        guard let table = model.layout.table(entity) else { throw StoreError("unknown entity '\(entity)'") }
         guard !table.identity.isEmpty else { throw StoreError("entity '\(entity)' has no identification attributes") }
         guard values.count == table.identity.count else {
             throw StoreError("\(entity) is identified by \(table.identity.count) value(s), \(values.count) given")
@@ -196,63 +121,83 @@ public final class RecordStore: Sendable {
     /// The root records the last successful GET of `path` returned, in response order, read
     /// from the store alone (offline). `nil` when that path was never saved.
     public func records(forPath path: String, depth: Int = 1) async throws -> [RestMap.Record]? {
-        let key = mapper.requestPath(path)
-        return try await naming { try await pool.read { db in try RecordLoader(store: self).records(forPath: key, depth: depth, db) } }
+        try await engine.records(forPathKey: mapper.requestPath(path), depth: depth)
     }
 
-    /// Full-text search over the `store.search` attributes (FTS5): every term must match, as a
-    /// prefix, ignoring case and diacritics; best matches first. `entity` limits the search to
-    /// one entity.
+    /// Full-text search over the `store.search` attributes: every term must match, as a prefix,
+    /// ignoring case and diacritics; best matches first (SQLite ranks with FTS5's bm25,
+    /// PostgreSQL with `ts_rank`: the order of equally good matches may differ). `entity` limits
+    /// the search to one entity.
     public func search(_ text: String, entity: String? = nil, limit: Int = 50, depth: Int = 1) async throws -> [RestMap.Record] {
-        try await naming { try await pool.read { db in try RecordLoader(store: self).search(text, entity: entity, limit: limit, depth: depth, db) } }
+        let terms = try StoreModel.searchTerms(text)
+        return try await engine.search(terms, tables: try model.searchTables(entity), limit: limit, depth: depth)
     }
 
     /// Entities with their tables, and the number of records each holds.
     public func counts() async throws -> [(entity: String, count: Int)] {
-        let tables = layout.tables.map(\.entity)
-        return try await naming {
-            try await pool.read { db in
-                try tables.map { ($0, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(StoreSQL.quote($0))") ?? 0) }
-            }
-        }
+        try await engine.counts()
     }
 
-    /// Runs `PRAGMA integrity_check`; `"ok"` when the file is sound.
+    /// Checks the database: SQLite's `PRAGMA integrity_check`; on PostgreSQL, that the store's
+    /// tables are there. `"ok"` when the store is sound.
     public func integrityCheck() async throws -> String {
-        try await naming {
-            try await pool.read { db in
-                var lines: [String] = []
-                try db.forEachRow("PRAGMA integrity_check", source: "PRAGMA integrity_check") { row in
-                    lines.append(try row.textOrNull(at: 0, "integrity_check") ?? "")
-                }
-                return lines.joined(separator: "\n")
-            }
-        }
+        try await engine.integrityCheck()
     }
 
-    /// Moves every committed page into the main file, compacts it and leaves WAL mode for a
-    /// rollback journal, so that the file is self-contained: no `-wal` or `-shm` file beside it,
-    /// readable where nothing can be written (seeding ends with this; the output is reproducible).
-    /// A later `RecordStore(path:mapper:)` turns WAL mode on again. Call it last, then `close()`.
+    /// SQLite: moves every committed page into the main file, compacts it and leaves WAL mode
+    /// for a rollback journal, so that the file is self-contained: no `-wal` or `-shm` file
+    /// beside it, readable where nothing can be written (seeding ends with this; the output is
+    /// reproducible). A later `RecordStore(path:mapper:)` turns WAL mode on again. Call it last,
+    /// then `close()`. PostgreSQL: `VACUUM ANALYZE` of the store's tables.
     public func compact() async throws {
         try refuseWriting("compact")
-        try await naming {
-            try await pool.writeWithoutTransaction { db in
-                try db.execute(sql: "VACUUM")
-                try db.checkpoint(.truncate)
-            }
-            // Leaving WAL mode needs the file to itself: the pool's reading connections close first.
-            (pool as? DatabasePool)?.releaseMemory()
-            try await pool.writeWithoutTransaction { db in
-                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
-                if mode != "delete" { throw StoreError("\(path): could not leave WAL mode (the journal mode is \(mode ?? "unknown"))") }
-            }
-        }
+        try await engine.compact()
+    }
+
+    /// A feed of the changes to a query's result: one element when it starts, then one per
+    /// committed transaction that changed the result (transactions that touch the tables without
+    /// changing the result are skipped). Like NSFetchedResultsController and RSAPI's
+    /// RSDataFetcher. SQLite observes its own process's commits (GRDB's `ValueObservation`);
+    /// PostgreSQL every writer's (`LISTEN`/`NOTIFY`). Ends when the consuming task is cancelled.
+    public func changes(_ query: StoreQuery) -> AsyncThrowingStream<StoreChanges, any Error> {
+        engine.changes(query)
+    }
+
+    // MARK: Checkpoints
+
+    /// Writes checkpoints without records.
+    public func setCheckpoints(_ checkpoints: [StoreCheckpoint]) async throws {
+        try refuseWriting("write checkpoints")
+        try await engine.setCheckpoints(checkpoints)
+    }
+
+    /// The checkpoints whose key starts with `prefix`, sorted by key.
+    public func checkpoints(withPrefix prefix: String) async throws -> [StoreCheckpoint] {
+        try await engine.checkpoints(withPrefix: prefix)
+    }
+
+    /// The checkpoint with exactly this key, or `nil`.
+    public func checkpoint(forKey key: String) async throws -> StoreCheckpoint? {
+        try await engine.checkpoint(forKey: key)
+    }
+
+    /// Removes the checkpoint with exactly this key; returns 1 when there was one, else 0.
+    @discardableResult
+    public func removeCheckpoint(forKey key: String) async throws -> Int {
+        try refuseWriting("remove checkpoints")
+        return try await engine.removeCheckpoint(forKey: key)
+    }
+
+    /// Removes the checkpoints whose key starts with `prefix`; returns how many there were.
+    @discardableResult
+    public func removeCheckpoints(withPrefix prefix: String) async throws -> Int {
+        try refuseWriting("remove checkpoints")
+        return try await engine.removeCheckpoints(withPrefix: prefix)
     }
 
     /// Closes the database; the store is unusable afterwards.
     public func close() throws {
-        if let pool = pool as? DatabasePool { try pool.close() } else if let queue = pool as? DatabaseQueue { try queue.close() }
+        try engine.close()
     }
 }
 

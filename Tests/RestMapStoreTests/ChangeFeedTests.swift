@@ -4,9 +4,8 @@ import RestMapStore
 import Testing
 
 @Suite struct ChangeFeedTests {
-    @Test func theFeedReportsInsertedUpdatedAndDeletedRecordsPerTransaction() async throws {
-        let db = try StoreFixture.folder().appendingPathComponent("mongohq.sqlite").path
-        let store = try RecordStore(path: db, mapper: try StoreFixture.mapper(schema: "mongohq.yaml"))
+    @Test(arguments: Engine.allCases) func theFeedReportsInsertedUpdatedAndDeletedRecordsPerTransaction(_ engine: Engine) async throws {
+        let (store, _) = try await engine.newStore(try StoreFixture.mapper(schema: "mongohq.yaml"), name: "mongohq")
         try await StoreFixture.save(store, path: "/databases/shop/collections", body: #"[{"name": "movies", "count": 1}]"#)
         let feed = store.changes(StoreQuery(entity: "Collection", filters: [("databaseID", .string("shop"))], order: [("name", true)]))
         var iterator = feed.makeAsyncIterator()
@@ -30,16 +29,15 @@ import Testing
         try store.close()
     }
 
-    @Test func upsertsAloneReachTheFeed() async throws {
+    @Test(arguments: Engine.allCases) func upsertsAloneReachTheFeed(_ engine: Engine) async throws {
         // No store rules: the save runs nothing but the upserts (and the GET path record).
-        let db = try StoreFixture.folder().appendingPathComponent("notes.sqlite").path
-        let store = try RecordStore(path: db, mapper: try StoreFixture.mapper(yaml: """
+        let (store, _) = try await engine.newStore(try StoreFixture.mapper(yaml: """
             restmap: 1
             entities:
               Note: { identifiedBy: id, attributes: { id: { from: id, type: integer }, text: text } }
             responses:
               - { entity: Note }
-            """))
+            """), name: "notes")
         try await StoreFixture.save(store, path: "/notes", body: #"[{"id": 1, "text": "a"}]"#)
         let feed = store.changes(StoreQuery(entity: "Note"))
         let next = try await withThrowingTaskGroup(of: [StoreChanges].self) { group in
@@ -64,6 +62,27 @@ import Testing
         #expect(next.count == 3)
         #expect(next.dropFirst().first?.updated.map { $0.text.string } == ["b"])
         #expect(next.dropFirst(2).first?.inserted.map { $0.text.string } == ["c"])
+        try store.close()
+    }
+}
+
+/// PostgreSQL's feed follows every writer: a save by another process reaches it.
+@Suite struct PostgresChangeFeedTests {
+    @Test func aSaveByAnotherProcessReachesTheFeed() async throws {
+        let (store, db) = try await Engine.postgres.newStore(try StoreFixture.mapper(schema: "mongohq.yaml"), name: "mongohq")
+        try await StoreFixture.save(store, path: "/databases/shop/collections", body: #"[{"name": "movies", "count": 1}]"#)
+        var iterator = store.changes(StoreQuery(entity: "Collection", order: [("name", true)])).makeAsyncIterator()
+        let initial = try #require(try await iterator.next())
+        #expect(initial.records.map { $0.name.string } == ["movies"])
+        let folder = try StoreFixture.folder()
+        let body = folder.appendingPathComponent("books.json")
+        try #"[{"name": "books", "count": 4}]"#.write(to: body, atomically: true, encoding: .utf8)
+        let run = try Program.restmap(["store", "import", "--schema", "Schemas/mongohq.yaml", "--db", db,
+                                       "--path", "/databases/shop/collections", body.path])
+        #expect(run.status == 0, "\(run.errors)")
+        let next = try #require(try await iterator.next())
+        #expect(next.inserted.map { $0.name.string } == ["books"])
+        #expect(next.deleted.map { $0.name.string } == ["movies"], "the import's orphan rule deleted it")
         try store.close()
     }
 }

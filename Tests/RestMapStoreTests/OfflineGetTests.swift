@@ -4,8 +4,8 @@ import Testing
 
 /// `restmap get --store DB` against the sample server on 127.0.0.1, then `--offline` and a dead network.
 @Suite struct OfflineGetTests {
-    @Test func getSavesPagesAndOfflineReadsThemBack() throws {
-        let db = try StoreFixture.folder().appendingPathComponent("mongohq.sqlite").path
+    @Test(arguments: Engine.allCases) func getSavesPagesAndOfflineReadsThemBack(_ engine: Engine) throws {
+        let db = try engine.newDatabase("mongohq")
         let server = try SampleServer()
         let baseURL = server.baseURL
         let secret = ["MONGOHQ_API_KEY": "sample-api-key"]   // the schema's apiKey
@@ -14,7 +14,8 @@ import Testing
         server.stop()
         #expect(online.status == 0, "\(online.errors)")
         #expect(online.errors.contains("restmap: store: inserted 2, updated 0, unchanged 0"))
-        #expect(try Program.sqlite(db, "SELECT databaseID, name FROM Collection ORDER BY name") == ["Test|movies", "Test|some_collection"])
+        let columns = engine == .sqlite ? #""databaseID", name"# : #""databaseID" #>> '{}', name #>> '{}'"#   // `any`: jsonb in PostgreSQL
+        #expect(try engine.sql(db, #"SELECT \#(columns) FROM "Collection" ORDER BY 2"#, namespace: "mongohq") == ["Test|movies", "Test|some_collection"])
 
         // On demand, by route: the same records, from the store alone.
         let offline = try Program.restmap(common + ["--offline", "collections", "--param", "databaseID=Test"], environment: secret)

@@ -4,9 +4,8 @@ import RestMapStore
 import Testing
 
 @Suite struct RelationshipStoreTests {
-    @Test func connectionsResolveAgainstTheStoreAcrossSaves() async throws {
-        let db = try StoreFixture.folder().appendingPathComponent("edge.sqlite").path
-        let store = try RecordStore(path: db, mapper: try StoreFixture.mapper(schema: "edge-cases.yaml"))
+    @Test(arguments: Engine.allCases) func connectionsResolveAgainstTheStoreAcrossSaves(_ engine: Engine) async throws {
+        let (store, db) = try await engine.newStore(try StoreFixture.mapper(schema: "edge-cases.yaml"), name: "edge")
         // The humans arrive before their cats: nothing to connect yet.
         try await StoreFixture.save(store, path: "/households",
                                     body: #"{"humans": [{"id": 1, "name": "Hannah", "cat_ids": [418, 419]}, {"id": 2, "name": "Hugo", "cat_ids": []}]}"#)
@@ -18,10 +17,10 @@ import Testing
         #expect(hannah.catIDs.array == [.integer(418), .integer(419)])
         #expect(try await store.record("Human", identifiedBy: [.integer(2)])?.related("cats").isEmpty == true)
         try store.close()
-        #expect(try Program.sqlite(db, #"SELECT count(*) FROM "Human.cats""#) == ["2"])
+        #expect(try engine.sql(db, #"SELECT count(*) FROM "Human.cats""#, namespace: "edge-cases") == ["2"])
     }
 
-    @Test func relationshipsToDynamicEntitiesKeepEachRecordsEntity() async throws {
+    @Test(arguments: Engine.allCases) func relationshipsToDynamicEntitiesKeepEachRecordsEntity(_ engine: Engine) async throws {
         let schema = """
             restmap: 1
             entities:
@@ -42,8 +41,7 @@ import Testing
             responses:
               - { entity: Family }
             """
-        let db = try StoreFixture.folder().appendingPathComponent("family.sqlite").path
-        let store = try RecordStore(path: db, mapper: try StoreFixture.mapper(yaml: schema))
+        let (store, db) = try await engine.newStore(try StoreFixture.mapper(yaml: schema), name: "family")
         try await StoreFixture.save(store, path: "/", body: #"""
             {"name": "Doe", "head": {"type": "Girl", "id": 2, "name": "Mia"},
              "members": [{"type": "Boy", "id": 1, "name": "Leo"}, {"type": "Girl", "id": 2, "name": "Mia"}, {"type": "Robot", "id": 3}]}
@@ -54,6 +52,6 @@ import Testing
         #expect(family.head.record?.entity == "Girl")
         #expect(family.related("members").map { "\($0.entity) \($0.name.string ?? "")" } == ["Boy Leo", "Girl Mia", "Boy Max"])
         try store.close()
-        #expect(try Program.sqlite(db, #"SELECT targetEntity, target FROM "Family.members" ORDER BY position"#) == ["Boy|1", "Girl|1", "Boy|2"])
+        #expect(try engine.sql(db, #"SELECT "targetEntity", target FROM "Family.members" ORDER BY position"#, namespace: "restmap") == ["Boy|1", "Girl|1", "Boy|2"])
     }
 }

@@ -4,6 +4,7 @@ import RestMap
 import RestMapPluginLoader
 import RestMapSchema
 import RestMapStore
+import RestMapStorePostgres
 import Testing
 
 /// Paths, schemas, stores and processes shared by the store tests.
@@ -83,5 +84,58 @@ enum Program {
 
     static func run(_ executable: URL, _ arguments: [String]) throws -> Run {
         try ChildProcess.run(executable, arguments, in: StoreFixture.root)
+    }
+}
+
+/// The engines every store rule is checked on: each parameterized test runs once per engine.
+enum Engine: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite, postgres
+
+    var description: String { rawValue }
+
+    /// Where a new store goes: a file in a fresh folder, or a fresh PostgreSQL database.
+    func newDatabase(_ name: String = "store") throws -> String {
+        switch self {
+        case .sqlite: try StoreFixture.folder().appendingPathComponent("\(name).sqlite").path
+        case .postgres: try PostgresServer.freshDatabase()
+        }
+    }
+
+    /// Opens the store at `database` (`RecordStore.open`, which picks the engine by the name).
+    func open(_ database: String, mapper: Mapper, rebuild: Bool = false) async throws -> RecordStore {
+        try await RecordStore.open(database, mapper: mapper, rebuild: rebuild)
+    }
+
+    /// A new store of the mapper on this engine, and where it is.
+    func newStore(_ mapper: Mapper, name: String = "store") async throws -> (store: RecordStore, database: String) {
+        let database = try newDatabase(name)
+        return (try await open(database, mapper: mapper), database)
+    }
+
+    /// Plain SQL on the store's database (for PostgreSQL with `namespace` first on the search
+    /// path): rows as `|`-separated lines.
+    func sql(_ database: String, _ sql: String, namespace: String = "") throws -> [String] {
+        switch self {
+        case .sqlite:
+            return try Program.sqlite(database, sql)
+        case .postgres:
+            let prefix = namespace.isEmpty ? "" : "SET search_path TO \"\(namespace)\"; "
+            let result = try PostgresServer.psql(database, prefix + sql)
+            try #require(result.status == 0, "psql failed: \(result.errors)")
+            return result.output.split(separator: "\n").map(String.init).filter { $0 != "SET" }
+        }
+    }
+}
+
+extension RecordStore {
+    /// Every stored record of every entity (one level deep), as JSON lines: two stores hold the
+    /// same records when these are equal.
+    func dump() async throws -> [String] {
+        var lines: [String] = []
+        for (entity, _) in try await counts() {
+            let records = try await records(StoreQuery(entity: entity, depth: 1))
+            lines += records.map { RecordWriter.json([$0]) }.sorted()
+        }
+        return lines
     }
 }

@@ -15,9 +15,9 @@ import RestMapJSON
 /// | string, url | TEXT | the text, the absolute URL |
 /// | [T] | TEXT | JSON text, numbers exact |
 /// | any | ANY | strings as TEXT, integers as INTEGER, doubles as REAL; anything else (booleans, decimals, arrays, objects) as a BLOB of JSON text |
-enum ColumnCoding {
+package enum ColumnCoding {
     /// How a column stores values, decided once per column from its attribute type.
-    enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// `[T]`: JSON text.
         case array
         /// `any`: by the value's own type.
@@ -25,14 +25,14 @@ enum ColumnCoding {
         /// Every other type: by the value's type, as the table above says.
         case scalar
 
-        init(type: String) {
+        package init(type: String) {
             self = type.hasPrefix("[") ? .array : type == "any" ? .any : .scalar
         }
     }
 
     /// A value in its stored form: what is bound to a statement parameter (`DirectStatement`)
     /// or becomes a GRDB `DatabaseValue`.
-    enum Stored: Sendable {
+    package enum Stored: Sendable, Equatable {
         case null
         case integer(Int64)
         case real(Double)
@@ -54,7 +54,7 @@ enum ColumnCoding {
     }
 
     /// The stored form of a value in a column of `kind`.
-    static func stored(_ value: Value, kind: Kind) -> Stored {
+    package static func stored(_ value: Value, kind: Kind) -> Stored {
         switch (kind, value) {
         case (_, .null): return .null
         case (.array, _): return .text(json(value))

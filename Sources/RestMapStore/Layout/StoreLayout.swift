@@ -3,28 +3,28 @@ import RestMapSchema
 
 /// How a schema's entities become SQLite tables (Docs/Store.md, "Tables"). The layout is derived
 /// from the schema alone, saved in the store as JSON, and compared on open to migrate.
-struct StoreLayout: Codable, Equatable, Sendable {
+package struct StoreLayout: Codable, Equatable, Sendable {
     /// One table per (non-dynamic) entity, in schema order.
-    var tables: [Table]
+    package var tables: [Table]
 
-    struct Table: Codable, Equatable, Sendable {
-        var entity: String
-        var columns: [Column]
+    package struct Table: Codable, Equatable, Sendable {
+        package var entity: String
+        package var columns: [Column]
         /// Identification attributes: a unique index over them.
-        var identity: [String]
-        var links: [Link]
+        package var identity: [String]
+        package var links: [Link]
         /// Attributes indexed for full-text search (`store.search`).
-        var search: [String]
+        package var search: [String]
 
         /// The position of an attribute's column.
-        func columnIndex(_ name: String) -> Int? { columns.firstIndex { $0.name == name } }
+        package func columnIndex(_ name: String) -> Int? { columns.firstIndex { $0.name == name } }
     }
 
     /// An attribute column.
-    struct Column: Codable, Equatable, Sendable {
-        var name: String
+    package struct Column: Codable, Equatable, Sendable {
+        package var name: String
         /// The attribute type as the schema spells it (`integer`, `[string]`, …).
-        var type: String
+        package var type: String
 
         /// The STRICT SQLite type of the column.
         var sqlType: String {
@@ -38,26 +38,26 @@ struct StoreLayout: Codable, Equatable, Sendable {
     }
 
     /// A stored relationship.
-    struct Link: Codable, Equatable, Sendable {
-        var name: String
+    package struct Link: Codable, Equatable, Sendable {
+        package var name: String
         /// The entities a related record can be: the target, or a dynamic target's entities.
-        var targets: [String]
-        var isToMany: Bool
+        package var targets: [String]
+        package var isToMany: Bool
         /// `connect` pairs (local attribute, target attribute); empty for nested relationships.
-        var connections: [Connection]
+        package var connections: [Connection]
 
-        struct Connection: Codable, Equatable, Sendable {
-            var local: String
-            var target: String
+        package struct Connection: Codable, Equatable, Sendable {
+            package var local: String
+            package var target: String
         }
 
         /// A to-one relationship to one entity is a foreign-key column; anything else a join table.
-        var isColumn: Bool { !isToMany && targets.count == 1 }
-        var isPolymorphic: Bool { targets.count > 1 }
+        package var isColumn: Bool { !isToMany && targets.count == 1 }
+        package var isPolymorphic: Bool { targets.count > 1 }
     }
 
     /// The layout a schema implies.
-    init(schema: Schema, rules: StoreRules) throws(StoreError) {
+    package init(schema: Schema, rules: StoreRules) throws(StoreError) {
         let entities = Dictionary(schema.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         func concreteEntities(_ name: String) -> [String] {
             guard let entity = entities[name] else { return [] }
@@ -96,11 +96,11 @@ struct StoreLayout: Codable, Equatable, Sendable {
         self.tables = tables
     }
 
-    func table(_ entity: String) -> Table? { tables.first { $0.entity == entity } }
+    package func table(_ entity: String) -> Table? { tables.first { $0.entity == entity } }
 
     /// Entities in saving order: the targets of to-one foreign keys before the entities that
     /// point at them (depth first; a cycle is broken where it is met).
-    var saveOrder: [String] {
+    package var saveOrder: [String] {
         var order: [String] = []
         var visiting = Set<String>()
         func visit(_ entity: String) {
@@ -116,7 +116,7 @@ struct StoreLayout: Codable, Equatable, Sendable {
 
     /// What changed from the stored layout to this one: additive steps to migrate, and the
     /// destructive changes that need a rebuild (each named for the error message).
-    func changes(from old: StoreLayout) -> (additive: [Migration], destructive: [String]) {
+    package func changes(from old: StoreLayout) -> (additive: [Migration], destructive: [String]) {
         var additive: [Migration] = []
         var destructive: [String] = []
         for oldTable in old.tables where table(oldTable.entity) == nil {
@@ -163,7 +163,7 @@ struct StoreLayout: Codable, Equatable, Sendable {
     }
 
     /// One additive migration step.
-    enum Migration {
+    package enum Migration {
         case createTable(Table)
         case addColumn(String, Column)
         case addLink(String, Link)
@@ -173,17 +173,17 @@ struct StoreLayout: Codable, Equatable, Sendable {
 }
 
 /// Names and quoting shared by the store's SQL.
-enum StoreSQL {
+package enum StoreSQL {
     /// The integer primary key of every entity table.
-    static let rowID = "rm_id"
+    package static let rowID = "rm_id"
     /// The store's own tables.
-    static let schemaTable = "rm_schema"
+    package static let schemaTable = "rm_schema"
     /// Per GET path saved: `generation` (a save counter: which came last) and `roots`, the root
     /// records it returned last, in order, as JSON `[["Entity", rm_id], …]`.
-    static let pathsTable = "rm_paths"
+    package static let pathsTable = "rm_paths"
 
     /// A quoted SQL identifier.
-    static func quote(_ name: String) -> String {
+    package static func quote(_ name: String) -> String {
         "\"" + (name.contains("\"") ? name.replacingOccurrences(of: "\"", with: "\"\"") : name) + "\""
     }
 

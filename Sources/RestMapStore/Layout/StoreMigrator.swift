@@ -2,15 +2,15 @@ import Foundation
 import GRDB
 
 /// Creates the tables a layout implies, and migrates a store built by an earlier schema.
-enum StoreMigrator {
+package enum StoreMigrator {
     /// The version of the store's own bookkeeping (the `rm_` tables and the layout JSON).
-    static let formatVersion = 1
+    package static let formatVersion = 1
 
     /// What the store remembers about the schema that built it.
-    struct Origin: Equatable {
-        var schemaName: String
-        var schemaFile: String
-        var layout: StoreLayout
+    package struct Origin: Equatable, Sendable {
+        package var schemaName: String
+        package var schemaFile: String
+        package var layout: StoreLayout
     }
 
     /// Brings the database to `origin.layout`: creates a new store, applies additive changes,
@@ -20,11 +20,7 @@ enum StoreMigrator {
             let stored = try storedOrigin(db, path: path, advice: "run with --rebuild to rebuild it")
             let changes = origin.layout.changes(from: stored.layout)
             if !changes.destructive.isEmpty {
-                guard rebuild else {
-                    throw StoreError("\(path): the store was built by schema '\(stored.schemaName)'; this schema changes it destructively: "
-                        + changes.destructive.joined(separator: "; ")
-                        + ". Run with --rebuild to drop and rebuild the store (its records are lost).")
-                }
+                guard rebuild else { throw refusal(path, storedSchema: stored.schemaName, destructive: changes.destructive, reading: false) }
                 try dropEverything(db)
                 try create(db, origin.layout)
             } else {
@@ -44,15 +40,46 @@ enum StoreMigrator {
             throw StoreError("\(path): not a RestMap store (it has no \(StoreSQL.schemaTable) and \(StoreSQL.pathsTable) tables)")
         }
         let stored = try storedOrigin(db, path: path, advice: "import into it with --rebuild to rebuild it")
+        try checkLayoutForReading(stored, origin: origin, path: path)
+    }
+
+    /// The error of a destructive change, when opening for writing (`reading` false) or reading.
+    package static func refusal(_ path: String, storedSchema: String, destructive: [String], reading: Bool) -> StoreError {
+        StoreError("\(path): the store was built by schema '\(storedSchema)'; this schema changes it destructively: "
+            + destructive.joined(separator: "; ")
+            + (reading ? ". Reading does not change a store: import with --rebuild to rebuild it."
+                : ". Run with --rebuild to drop and rebuild the store (its records are lost)."))
+    }
+
+    /// Throws unless the stored layout is the one `origin` reads (reading never migrates).
+    package static func checkLayoutForReading(_ stored: (schemaName: String, layout: StoreLayout), origin: Origin, path: String) throws {
         let changes = origin.layout.changes(from: stored.layout)
-        if !changes.destructive.isEmpty {
-            throw StoreError("\(path): the store was built by schema '\(stored.schemaName)'; this schema changes it destructively: "
-                + changes.destructive.joined(separator: "; ") + ". Reading does not change a store: import with --rebuild to rebuild it.")
-        }
+        if !changes.destructive.isEmpty { throw refusal(path, storedSchema: stored.schemaName, destructive: changes.destructive, reading: true) }
         if !changes.additive.isEmpty || stored.layout != origin.layout {
             throw StoreError("\(path): the store was built by an earlier version of schema '\(stored.schemaName)'; "
                 + "reading does not migrate it: import with this schema (restmap store import) to migrate it first")
         }
+    }
+
+    /// The schema name and layout of the `rm_schema` values (key → value), read exactly; a
+    /// missing or bad record (or a newer format) is an error naming the store, `source` and `advice`.
+    package static func storedOrigin(_ values: [String: String], path: String, source: String, advice: String) throws
+        -> (schemaName: String, layout: StoreLayout) {
+        if let format = values["format"], Int(format) != formatVersion {
+            throw StoreError("\(path): \(source): the store's format is '\(format)'; this version of restmap reads format \(formatVersion)")
+        }
+        guard let text = values["layout"], let layout = try? JSONDecoder().decode(StoreLayout.self, from: Data(text.utf8)) else {
+            throw StoreError("\(path): \(source): the store's layout record is missing or unreadable; \(advice)")
+        }
+        return (values["schemaName"] ?? "?", layout)
+    }
+
+    /// The `rm_schema` values that record `origin`.
+    package static func values(of origin: Origin) throws -> [(key: String, value: String)] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let layout = String(decoding: try encoder.encode(origin.layout), as: UTF8.self)
+        return [("format", String(formatVersion)), ("schemaName", origin.schemaName), ("schemaFile", origin.schemaFile), ("layout", layout)]
     }
 
     /// The schema name and layout recorded in `rm_schema`, read exactly; a missing or bad
@@ -64,13 +91,7 @@ enum StoreMigrator {
                           source: source) { row in
             values[try row.text(at: 0, "key")] = try row.text(at: 1, "value")
         }
-        if let format = values["format"], Int(format) != formatVersion {
-            throw StoreError("\(path): \(source): the store's format is '\(format)'; this version of restmap reads format \(formatVersion)")
-        }
-        guard let text = values["layout"], let layout = try? JSONDecoder().decode(StoreLayout.self, from: Data(text.utf8)) else {
-            throw StoreError("\(path): \(source): the store's layout record is missing or unreadable; \(advice)")
-        }
-        return (values["schemaName"] ?? "?", layout)
+        return try storedOrigin(values, path: path, source: source, advice: advice)
     }
 
     // MARK: Creating
@@ -190,11 +211,7 @@ enum StoreMigrator {
     }
 
     private static func record(_ origin: Origin, _ db: Database) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let layout = String(decoding: try encoder.encode(origin.layout), as: UTF8.self)
-        for (key, value) in [("format", String(formatVersion)), ("schemaName", origin.schemaName),
-                             ("schemaFile", origin.schemaFile), ("layout", layout)] {
+        for (key, value) in try values(of: origin) {
             try db.execute(sql: "INSERT INTO \(StoreSQL.schemaTable) (key, value) VALUES (?, ?) "
                 + "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value",
                 arguments: [key, value])

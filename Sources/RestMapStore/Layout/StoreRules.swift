@@ -3,31 +3,31 @@ import RestMap
 import RestMapSchema
 
 /// The schema's `store:` section, read into rules (language section 10).
-struct StoreRules: Sendable {
+package struct StoreRules: Sendable {
     /// After a successful GET of `path`, the records of `entity` in the `where` scope that the
     /// response did not contain are deleted.
-    struct OrphanRule: Sendable {
-        var path: PathPattern
-        var entity: String
-        var scope: [(attribute: String, value: ScopeValue)]
+    package struct OrphanRule: Sendable {
+        package var path: PathPattern
+        package var entity: String
+        package var scope: [(attribute: String, value: ScopeValue)]
     }
 
     /// A `where` value: a literal, or `:name`, a parameter of the matched path.
-    enum ScopeValue: Sendable {
+    package enum ScopeValue: Sendable {
         case literal(Value)
         case parameter(String)
     }
 
-    var orphans: [OrphanRule] = []
+    package var orphans: [OrphanRule] = []
     /// Full-text indexed attributes per entity.
-    var search: [String: [String]] = [:]
+    package var search: [String: [String]] = [:]
     /// Per entity: attribute values that mark a record as deleted.
-    var tombstone: [String: [(attribute: String, value: Value)]] = [:]
+    package var tombstone: [String: [(attribute: String, value: Value)]] = [:]
     /// Per entity: the attribute that orders versions.
-    var modifiedBy: [String: String] = [:]
+    package var modifiedBy: [String: String] = [:]
 
     /// Reads the rules of a validated schema; values are coerced to their attributes' types.
-    init(schema: Schema, mapper: Mapper) throws(StoreError) {
+    package init(schema: Schema, mapper: Mapper) throws(StoreError) {
         guard let store = schema.store else { return }
         for node in store["orphans"]?.sequence ?? [] {
             guard let entity = node["entity"]?.stringValue, let pathText = node["path"]?.stringValue else { continue }

@@ -15,25 +15,22 @@ public struct StoreChanges: Sendable {
     public var records: [RestMap.Record]
 }
 
-extension RecordStore {
-    /// A feed of the changes to a query's result, on GRDB's `ValueObservation`: one element when
-    /// it starts, then one per committed transaction that changed the result (transactions that
-    /// touch the tables without changing the result are skipped). Like NSFetchedResultsController
-    /// and RSAPI's RSDataFetcher. Ends when the consuming task is cancelled.
-    public func changes(_ query: StoreQuery) -> AsyncThrowingStream<StoreChanges, any Error> {
+extension SQLiteEngine {
+    /// A feed of the changes to a query's result, on GRDB's `ValueObservation` (`RecordStore.changes`).
+    func changes(_ query: StoreQuery) -> AsyncThrowingStream<StoreChanges, any Error> {
         let observation = ValueObservation.tracking { [self] db in
             let loader = RecordLoader(store: self)
             let keys = try loader.selectRoots(query, db)
-            return Snapshot(rowIDs: keys.map(\.rowID), records: try loader.load(keys, depth: query.depth, db))
+            return StoreSnapshot(rowIDs: keys.map(\.rowID), records: try loader.load(keys, depth: query.depth, db))
         }
         let values = observation.values(in: pool)
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var previous: Snapshot?
+                    var previous: StoreSnapshot?
                     for try await snapshot in values {
                         let changes = snapshot.changes(since: previous)
-                        if previous == nil || !(changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty) {
+                        if StoreSnapshot.isReported(changes, first: previous == nil) {
                             continuation.yield(changes)
                         }
                         previous = snapshot
@@ -49,16 +46,27 @@ extension RecordStore {
 }
 
 /// One observed result: row ids and records in order.
-private struct Snapshot: Sendable {
-    var rowIDs: [Int64]
-    var records: [Record]
+package struct StoreSnapshot: Sendable {
+    package var rowIDs: [Int64]
+    package var records: [RestMap.Record]
 
-    func changes(since previous: Snapshot?) -> StoreChanges {
+    package init(rowIDs: [Int64], records: [RestMap.Record]) {
+        self.rowIDs = rowIDs
+        self.records = records
+    }
+
+    /// Whether a change since `previous` is worth an element of the feed (the first one always is).
+    package static func isReported(_ changes: StoreChanges, first: Bool) -> Bool {
+        first || !(changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty)
+    }
+
+    /// What changed since the previous result (all of it, inserted, for the first).
+    package func changes(since previous: StoreSnapshot?) -> StoreChanges {
         guard let previous else { return StoreChanges(inserted: records, updated: [], deleted: [], records: records) }
         let before = Dictionary(zip(previous.rowIDs, previous.records), uniquingKeysWith: { first, _ in first })
         let now = Set(rowIDs)
-        var inserted: [Record] = []
-        var updated: [Record] = []
+        var inserted: [RestMap.Record] = []
+        var updated: [RestMap.Record] = []
         for (rowID, record) in zip(rowIDs, records) {
             if let old = before[rowID] {
                 if RecordWriter.json([old]) != RecordWriter.json([record]) { updated.append(record) }

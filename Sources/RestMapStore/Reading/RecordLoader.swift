@@ -7,18 +7,14 @@ import RestMapSchema
 /// Reads stored rows back into `Record` values (the same ones mapping gives), following
 /// relationships a given number of levels deep.
 struct RecordLoader {
-    let store: RecordStore
+    let store: SQLiteEngine
     private let q = StoreSQL.quote
 
-    init(store: RecordStore) {
+    init(store: SQLiteEngine) {
         self.store = store
     }
 
-    /// A stored row: its entity and row id.
-    struct Key: Hashable {
-        var entity: String
-        var rowID: Int64
-    }
+    typealias Key = RecordGraphLoad.Key
 
     // MARK: Selecting roots
 
@@ -28,25 +24,12 @@ struct RecordLoader {
 
     /// The row ids a query selects, in its order.
     func selectRoots(_ query: StoreQuery, _ db: Database) throws -> [Key] {
-        guard let table = store.layout.table(query.entity) else {
-            throw StoreError("unknown entity '\(query.entity)'" + suggestion(query.entity, store.layout.tables.map(\.entity)))
-        }
-        func column(_ name: String) throws -> StoreLayout.Column {
-            guard let column = table.columns.first(where: { $0.name == name }) else {
-                throw StoreError("\(table.entity) has no attribute '\(name)'" + suggestion(name, table.columns.map(\.name)))
-            }
-            return column
-        }
-        var filters: [(column: StoreLayout.Column, value: Value)] = []
-        for filter in query.filters {
-            filters.append((try column(filter.attribute), try store.mapper.coerce(filter.value, toAttribute: filter.attribute, of: table.entity)))
-        }
+        let (table, filters, orderColumns) = try store.model.resolve(query)
         let conditions = ColumnCoding.equalities(filters)
         var order: [String] = []
-        for (name, ascending) in query.order {
-            let column = try column(name)
+        for (column, ascending) in orderColumns {
             // Decimals are exact text; they order by their numeric value.
-            let expression = column.type == "decimal" ? "CAST(\(q(name)) AS REAL)" : q(name)
+            let expression = column.type == "decimal" ? "CAST(\(q(column.name)) AS REAL)" : q(column.name)
             order.append("\(expression) \(ascending ? "ASC" : "DESC")")
         }
         order.append(q(StoreSQL.rowID))
@@ -71,34 +54,14 @@ struct RecordLoader {
             stored = try row.text(at: 0, "roots")
         }
         guard let text = stored else { return nil }
-        func bad(_ why: String) -> DamagedStore {
+        let keys = try store.model.roots(fromJSON: text) { why in
             DamagedStore("\(source), column 'roots': \(why); it must be a JSON array of [entity, rm_id] pairs")
-        }
-        guard let document = try? JSONDocument(string: text) else { throw bad("not JSON") }
-        guard document.root.kind == .array else { throw bad("not an array") }
-        var keys: [Key] = []
-        for (index, pair) in document.root.elements.enumerated() {
-            let items = pair.kind == .array ? Array(pair.elements) : []
-            guard items.count == 2, let entity = items[0].stringValue, let rowID = items[1].number?.int64 else {
-                throw bad("item \(index) is not an [entity, rm_id] pair")
-            }
-            guard store.layout.table(entity) != nil else { throw bad("item \(index) names '\(entity)', which is not an entity of the store") }
-            keys.append(Key(entity: entity, rowID: rowID))
         }
         return try load(keys, depth: depth, db)
     }
 
-    func search(_ text: String, entity: String?, limit: Int, depth: Int, _ db: Database) throws -> [Record] {
-        let terms = text.split(whereSeparator: { $0.isWhitespace }).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }
-        guard !terms.isEmpty else { throw StoreError("search needs at least one term") }
-        let tables = store.layout.tables.filter { !$0.search.isEmpty && (entity == nil || $0.entity == entity) }
-        if let entity, tables.isEmpty {
-            guard store.layout.table(entity) != nil else {
-                throw StoreError("unknown entity '\(entity)'" + suggestion(entity, store.layout.tables.map(\.entity)))
-            }
-            throw StoreError("entity '\(entity)' has no search attributes (add it under store.search)")
-        }
-        guard !tables.isEmpty else { throw StoreError("the schema has no store.search attributes") }
+    func search(_ words: [String], tables: [StoreLayout.Table], limit: Int, depth: Int, _ db: Database) throws -> [Record] {
+        let terms = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }
         var hits: [(key: Key, rank: Double)] = []
         for table in tables {
             let fts = StoreSQL.searchTable(table.entity)
@@ -121,38 +84,14 @@ struct RecordLoader {
 
     /// The records of `roots`, in order, with related records loaded `depth` levels deep.
     func load(_ roots: [Key], depth: Int, _ db: Database) throws -> [Record] {
-        var builder = RecordGraphBuilder(mapper: store.mapper)
-        var handles: [Key: Int] = [:]
-        var pendingLinks: [(handle: Int, relationship: String, targets: [Key])] = []
-        var level = roots
-        for currentDepth in 0...max(0, depth) {
-            let followLinks = currentDepth < depth
-            let byEntity = Dictionary(grouping: level.filter { handles[$0] == nil }, by: \.entity)
-            var next: [Key] = []
-            for table in store.layout.tables {
-                guard let keys = byEntity[table.entity] else { continue }
-                for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
-                    let found = try fetchRows(table, rowIDs: chunk.map(\.rowID), followLinks: followLinks, db)
-                    for (rowID, values, links) in found {
-                        let key = Key(entity: table.entity, rowID: rowID)
-                        guard handles[key] == nil else { continue }
-                        let handle = try builder.add(entity: table.entity, attributes: values)
-                        handles[key] = handle
-                        for (relationship, targets) in links {
-                            pendingLinks.append((handle, relationship, targets))
-                            next += targets
-                        }
-                    }
-                }
+        var graph = RecordGraphLoad(roots: roots, depth: depth, model: store.model)
+        repeat {
+            for request in graph.requests() {
+                let rows = try fetchRows(request.table, rowIDs: request.rowIDs, followLinks: request.followLinks, db)
+                try graph.receive(rows.map { RecordGraphLoad.Row(rowID: $0.0, values: $0.1, links: $0.2) }, of: request.table.entity)
             }
-            level = next
-            if level.isEmpty { break }
-        }
-        for link in pendingLinks {
-            try builder.relate(link.handle, relationship: link.relationship, to: link.targets.compactMap { handles[$0] })
-        }
-        let records = builder.build()
-        return roots.compactMap { handles[$0].map { records[$0] } }
+        } while graph.advance()
+        return try graph.records()
     }
 
     /// Rows of one table by row id: attribute values, and (when following links) the related keys per relationship.
@@ -208,9 +147,5 @@ struct RecordLoader {
             found.append((rowID, values, links))
         }
         return found
-    }
-
-    private func suggestion(_ name: String, _ candidates: [String]) -> String {
-        Suggestions.closest(to: name, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
     }
 }

@@ -28,20 +28,22 @@ public struct StoreSweep: Sendable {
         self.kept = kept
     }
 
-    /// Deletes the records not kept; returns how many.
-    func run(_ layout: StoreLayout, _ db: Database) throws -> Int {
+    /// The identity and scope columns of the sweep, checked against the table.
+    package func columns(_ layout: StoreLayout) throws -> (identity: [StoreLayout.Column], scope: [(column: StoreLayout.Column, value: Value)]) {
         guard let table = layout.table(entity), !table.identity.isEmpty else {
             throw StoreError("cannot sweep '\(entity)': it is not a table with identification attributes")
         }
-        let q = StoreSQL.quote
-        let identity = try table.identity.map { name in
+        func column(_ name: String) throws -> StoreLayout.Column {
             guard let column = table.columns.first(where: { $0.name == name }) else { throw StoreError("no column '\(name)' in '\(entity)'") }
             return column
         }
-        let scoped = try scope.sorted { $0.key < $1.key }.map { name, value in
-            guard let column = table.columns.first(where: { $0.name == name }) else { throw StoreError("no column '\(name)' in '\(entity)'") }
-            return (column: column, value: value)
-        }
+        return (try table.identity.map(column), try scope.sorted { $0.key < $1.key }.map { (try column($0.key), $0.value) })
+    }
+
+    /// Deletes the records not kept; returns how many.
+    func run(_ layout: StoreLayout, _ db: Database) throws -> Int {
+        let (identity, scoped) = try columns(layout)
+        let q = StoreSQL.quote
         let keep = "temp.rm_sweep_keep"
         let keys = identity.indices.map { "k\($0)" }
         try db.execute(sql: "DROP TABLE IF EXISTS \(keep)")
@@ -100,52 +102,24 @@ enum Checkpoints {
     }
 }
 
-extension RecordStore {
-    /// Saves the records of one mapped response and the checkpoints in one transaction (see
-    /// `save(_:of:isCompletePage:)`): after a crash both are there, or neither.
-    @discardableResult
-    public func save(_ result: MappingResult, of response: Response, isCompletePage: Bool = true,
-                     checkpoints: [StoreCheckpoint], sweep: StoreSweep? = nil) async throws -> SaveSummary {
-        try refuseWriting("save")
-        let saver = RecordSaver(store: self, isCompletePage: isCompletePage)
-        let layout = layout
-        return try await naming {
-            try await pool.write { db in
-                var summary = try saver.save(result, of: response, db)
-                if let sweep { summary.deletedOrphans += try sweep.run(layout, db) }
-                try Checkpoints.write(checkpoints, db)
-                return summary
-            }
-        }
-    }
-
-    /// Writes checkpoints without records.
-    public func setCheckpoints(_ checkpoints: [StoreCheckpoint]) async throws {
-        try refuseWriting("write checkpoints")
+extension SQLiteEngine {
+    func setCheckpoints(_ checkpoints: [StoreCheckpoint]) async throws {
         try await naming { try await pool.write { db in try Checkpoints.write(checkpoints, db) } }
     }
 
-    /// The checkpoints whose key starts with `prefix`, sorted by key.
-    public func checkpoints(withPrefix prefix: String) async throws -> [StoreCheckpoint] {
+    func checkpoints(withPrefix prefix: String) async throws -> [StoreCheckpoint] {
         try await naming { try await pool.read { db in try Checkpoints.read(prefix: prefix, db) } }
     }
 
-    /// The checkpoint with exactly this key, or `nil`.
-    public func checkpoint(forKey key: String) async throws -> StoreCheckpoint? {
+    func checkpoint(forKey key: String) async throws -> StoreCheckpoint? {
         try await naming { try await pool.read { db in try Checkpoints.read(key: key, db) } }
     }
 
-    /// Removes the checkpoint with exactly this key; returns 1 when there was one, else 0.
-    @discardableResult
-    public func removeCheckpoint(forKey key: String) async throws -> Int {
-        try refuseWriting("remove checkpoints")
-        return try await naming { try await pool.write { db in try Checkpoints.remove(key: key, db) } }
+    func removeCheckpoint(forKey key: String) async throws -> Int {
+        try await naming { try await pool.write { db in try Checkpoints.remove(key: key, db) } }
     }
 
-    /// Removes the checkpoints whose key starts with `prefix`; returns how many there were.
-    @discardableResult
-    public func removeCheckpoints(withPrefix prefix: String) async throws -> Int {
-        try refuseWriting("remove checkpoints")
-        return try await naming { try await pool.write { db in try Checkpoints.remove(prefix: prefix, db) } }
+    func removeCheckpoints(withPrefix prefix: String) async throws -> Int {
+        try await naming { try await pool.write { db in try Checkpoints.remove(prefix: prefix, db) } }
     }
 }

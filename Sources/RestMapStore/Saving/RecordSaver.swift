@@ -6,7 +6,7 @@ import RestMapSchema
 
 /// Writes one mapping result inside the transaction of `RecordStore.save`.
 struct RecordSaver: Sendable {
-    let store: RecordStore
+    let store: SQLiteEngine
     let isCompletePage: Bool
 
     private var layout: StoreLayout { store.layout }
@@ -16,12 +16,10 @@ struct RecordSaver: Sendable {
     /// entity, looked up once per save rather than once per record.
     private let unionRelationships: [String: Set<String>]
 
-    init(store: RecordStore, isCompletePage: Bool) {
+    init(store: SQLiteEngine, isCompletePage: Bool) {
         self.store = store
         self.isCompletePage = isCompletePage
-        unionRelationships = Dictionary(store.mapper.schema.entities.map { entity in
-            (entity.name, Set(entity.relationships.filter { $0.assignment == .union }.map(\.name)))
-        }, uniquingKeysWith: { first, _ in first })
+        unionRelationships = store.model.unionRelationships
     }
 
     /// How one record was written.
@@ -139,35 +137,21 @@ struct RecordSaver: Sendable {
 
         // 4. Orphans, after a complete successful GET only.
         let path = store.mapper.requestPath(response.path)
-        let isSuccessfulGet = response.method == "GET" && (200..<300).contains(response.status)
-        for rule in rules.orphans {
-            guard let parameters = rule.path.match(path[...]) else { continue }
-            guard isSuccessfulGet, isCompletePage, result.errors.isEmpty else {
-                summary.orphansKept = !isSuccessfulGet ? "not a successful GET"
-                    : !isCompletePage ? "a partial page" : "\(result.errors.count) record(s) failed to map"
-                continue
-            }
+        let orphans = store.model.orphanRules(for: response, isCompletePage: isCompletePage, failures: result.errors.count)
+        summary.orphansKept = orphans.kept
+        for (rule, parameters) in orphans.apply {
             let keep = Set(records.filter { $0.entity == rule.entity }.compactMap { saved[$0]?.rowID })
             summary.deletedOrphans += try deleteOrphans(rule, parameters: parameters, keep: keep, db)
         }
 
         // 5. What the GET path returned, for offline reads: the roots as `[[entity, rm_id], …]`.
-        if isSuccessfulGet {
-            var roots = JSONWriter()
-            roots.beginArray()
-            for root in result.records {
-                guard let row = saved[root] else { continue }
-                roots.beginArray()
-                roots.string(root.entity)
-                roots.integer(row.rowID)
-                roots.endArray()
-            }
-            roots.endArray()
+        if StoreModel.isSuccessfulGet(response) {
+            let roots = StoreModel.rootsJSON(result.records.compactMap { root in saved[root].map { (root.entity, $0.rowID) } })
             try db.forEachRow("""
                 INSERT INTO \(StoreSQL.pathsTable) (path, generation, roots)
                 VALUES (?1, (SELECT coalesce(max(generation), 0) + 1 FROM \(StoreSQL.pathsTable)), ?2)
                 ON CONFLICT (path) DO UPDATE SET generation = excluded.generation, roots = excluded.roots
-                """, arguments: [.text(path), .text(roots.string)], source: "table \(StoreSQL.pathsTable)") { _ in }
+                """, arguments: [.text(path), .text(roots)], source: "table \(StoreSQL.pathsTable)") { _ in }
         }
         return summary
     }
@@ -387,15 +371,7 @@ struct RecordSaver: Sendable {
     private func deleteOrphans(_ rule: StoreRules.OrphanRule, parameters: [String: String], keep: Set<Int64>,
                                _ db: Database) throws -> Int {
         guard let table = layout.table(rule.entity) else { return 0 }
-        var scope: [(column: StoreLayout.Column, value: Value)] = []
-        for (attribute, scopeValue) in rule.scope {
-            guard let column = table.columns.first(where: { $0.name == attribute }) else { continue }
-            switch scopeValue {
-            case .literal(let literal): scope.append((column, literal))
-            case .parameter(let name):
-                scope.append((column, try store.mapper.coerce(.string(parameters[name] ?? ""), toAttribute: attribute, of: rule.entity)))
-            }
-        }
+        let scope = try store.model.orphanScope(rule, parameters: parameters, table: table)
         let conditions = ColumnCoding.equalities(scope)
         var candidates: [Int64] = []
         try db.forEachRow("SELECT \(q(StoreSQL.rowID)) FROM \(q(rule.entity))" + (scope.isEmpty ? "" : " WHERE \(conditions.sql)"),

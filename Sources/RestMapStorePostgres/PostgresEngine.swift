@@ -1,0 +1,199 @@
+import Foundation
+import Logging
+import PostgresNIO
+import RestMap
+import RestMapStore
+
+/// The PostgreSQL engine of a store: the schema's tables in a namespace of their own, written by
+/// any number of processes at once (Docs/Store.md, "PostgreSQL").
+///
+/// Each save is one transaction at READ COMMITTED: upserts take row locks in a fixed order
+/// (entities in save order, records by identity), a save that touches `connect` relationships
+/// holds the store's advisory lock, and a transaction that fails with a serialization failure or
+/// a deadlock is retried (a few times, after a random pause).
+final class PostgresEngine: StoreEngine {
+    let model: StoreModel
+    let location: String
+    let names: PostgresNames
+    /// The namespace as PostgreSQL keeps it (unquoted).
+    let namespace: String
+    let client: PostgresClient
+    private let running: Task<Void, Never>
+    let logger: Logger
+    /// The channel `NOTIFY` tells the change feed on.
+    let channel: String
+    /// The advisory lock keys of this store: migrating, and saves that resolve `connect`.
+    let migrationLock: Int64
+    let connectLock: Int64
+    /// Entities a `connect` relationship reads or writes.
+    let connectEntities: Set<String>
+
+    /// How many times a transaction is tried when it fails with a serialization failure or deadlock.
+    static let attempts = 8
+
+    private init(location: PostgresLocation, model: StoreModel, namespace: String) throws {
+        self.model = model
+        self.location = location.description
+        self.namespace = PostgresNames.short(namespace)
+        names = PostgresNames(namespace: namespace)
+        try PostgresNames.checkCollisions(model.layout)
+        var logger = Logger(label: "RestMapStorePostgres")
+        logger.logLevel = .critical
+        self.logger = logger
+        client = PostgresClient(configuration: try location.configuration(), backgroundLogger: logger)
+        let client = client
+        running = Task { await client.run() }
+        channel = "restmap_" + String(Self.key(self.namespace, "changes"), radix: 16).replacingOccurrences(of: "-", with: "m")
+        migrationLock = Self.key(self.namespace, "migrate")
+        connectLock = Self.key(self.namespace, "connect")
+        var connected = Set<String>()
+        for table in model.layout.tables {
+            for link in table.links where !link.connections.isEmpty {
+                connected.insert(table.entity)
+                connected.formUnion(link.targets)
+            }
+        }
+        connectEntities = connected
+    }
+
+    /// Opens the store in `namespace` at `location`: creates or migrates it (`readOnly` false),
+    /// or checks that it can be read as it is.
+    static func open(_ location: PostgresLocation, model: StoreModel, namespace: String, rebuild: Bool, readOnly: Bool) async throws -> PostgresEngine {
+        var logger = Logger(label: "RestMapStorePostgres")
+        logger.logLevel = .critical
+        do {
+            let first = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger)
+            try await first.close()
+        } catch {
+            throw StoreError("\(location): cannot connect: \(message(error))")
+        }
+        let engine = try PostgresEngine(location: location, model: model, namespace: namespace)
+        do {
+            if readOnly { try await engine.checkForReading() } else { try await engine.prepare(rebuild: rebuild) }
+        } catch {
+            engine.running.cancel()
+            throw error
+        }
+        return engine
+    }
+
+    /// A stable 64-bit key of a text (FNV-1a), for advisory locks and the channel name.
+    static func key(_ parts: String...) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in ("restmap/" + parts.joined(separator: "/")).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int64(bitPattern: hash)
+    }
+
+    func close() throws {
+        running.cancel()
+    }
+
+    // MARK: Running SQL
+
+    /// Runs `body` in a transaction, again when it fails with a serialization failure or a
+    /// deadlock (at most `attempts` times); other failures roll back and throw at once.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await client.withConnection { connection in
+                    try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+                }
+            } catch {
+                let state = Self.sqlState(error)
+                guard state == "40001" || state == "40P01", attempt < Self.attempts else { throw described(error) }
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(10 << min(attempt, 6)))))
+            }
+        }
+    }
+
+    /// Runs `body` in a read-only transaction that sees one snapshot (REPEATABLE READ): a
+    /// read of several queries (roots, rows, related rows) sees one state of the store, as a
+    /// SQLite read transaction does.
+    func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection { connection in
+                try await connection.withTransaction(logger: logger) { connection in
+                    try await connection.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+                    return try await body(connection)
+                }
+            }
+        } catch {
+            throw described(error)
+        }
+    }
+
+    /// Runs `body` with a connection, outside a transaction.
+    func withConnection(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
+        do { try await client.withConnection { connection in try await body(connection) } } catch { throw described(error) }
+    }
+
+    /// The error PostgreSQL answered (its SQLSTATE), wherever it is wrapped.
+    static func sqlState(_ error: any Error) -> String? {
+        if let transaction = error as? PostgresTransactionError {
+            return (transaction.closureError ?? transaction.commitError ?? transaction.beginError).flatMap(sqlState)
+        }
+        return (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// An error as a `StoreError` naming the store (never its password).
+    func described(_ error: any Error) -> any Error {
+        if error is StoreError || error is CancellationError { return error }
+        if let transaction = error as? PostgresTransactionError,
+           let inner = transaction.closureError ?? transaction.commitError ?? transaction.beginError {
+            return described(inner)
+        }
+        return StoreError("\(location): \(Self.message(error))")
+    }
+
+    /// What an error says, for a message.
+    static func message(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if error.code == .sslUnsupported { return "the server does not offer TLS, which the URL's sslmode requires" }
+        if let info = error.serverInfo, let message = info[.message] {
+            var text = message
+            if let detail = info[.detail] { text += " (\(detail))" }
+            if let state = info[.sqlState] { text += " [SQLSTATE \(state)]" }
+            return text
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}
+
+extension PostgresConnection {
+    /// Runs SQL with bindings and returns every row's columns as text (`nil` for NULL); every
+    /// column a store query selects is text, so nothing is lost.
+    @discardableResult
+    func rows(_ sql: String, _ binds: PostgresBindings = PostgresBindings(), logger: Logger) async throws -> [[String?]] {
+        let sequence = try await query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        var rows: [[String?]] = []
+        for try await row in sequence {
+            rows.append(try row.map { cell in try cell.decode(String?.self) })
+        }
+        return rows
+    }
+
+    /// Runs SQL that returns nothing. Without bindings, it may be several statements, each
+    /// ending its line with `;` (they run one by one: a prepared statement holds one).
+    func run(_ sql: String, _ binds: PostgresBindings = PostgresBindings(), logger: Logger) async throws {
+        let statements = binds.count == 0 ? sql.components(separatedBy: ";\n") : [sql]
+        for statement in statements where !statement.allSatisfy(\.isWhitespace) {
+            let sequence = try await query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger)
+            for try await _ in sequence {}
+        }
+    }
+}
+
+/// The first column of the first row, if any.
+func firstValue(_ rows: [[String?]]) -> String? {
+    rows.first.flatMap { $0.first ?? nil }
+}
+
+/// Bindings from values.
+func binds(_ values: String?...) -> PostgresBindings {
+    var binds = PostgresBindings(capacity: values.count)
+    for value in values { binds.append(value) }
+    return binds
+}

@@ -1,0 +1,497 @@
+import Foundation
+import Logging
+import PostgresNIO
+import RestMap
+import RestMapJSON
+import RestMapStore
+
+extension PostgresEngine {
+    func save(_ result: MappingResult, of response: Response, isCompletePage: Bool,
+              checkpoints: [StoreCheckpoint], sweep: StoreSweep?) async throws -> SaveSummary {
+        try await transaction { [self] connection in
+            let saver = PostgresSaver(engine: self, connection: connection, isCompletePage: isCompletePage)
+            var summary = try await saver.save(result, of: response)
+            if let sweep { summary.deletedOrphans += try await saver.sweep(sweep) }
+            try await writeCheckpoints(checkpoints, connection)
+            return summary
+        }
+    }
+}
+
+/// Writes one mapping result inside the transaction of `PostgresEngine.save`, a statement per
+/// entity rather than per record: the records go to the server as one JSON document.
+struct PostgresSaver {
+    let engine: PostgresEngine
+    let connection: PostgresConnection
+    let isCompletePage: Bool
+
+    private var model: StoreModel { engine.model }
+    private var names: PostgresNames { engine.names }
+    private var logger: Logger { engine.logger }
+    private let q = PostgresNames.quote
+
+    /// How one record was written.
+    enum Outcome { case inserted, updated, unchanged, skipped }
+
+    /// A record's row and what happened to it.
+    struct Saved {
+        var rowID: Int64
+        var outcome: Outcome
+        /// Foreign-key columns not written with the record (their target was not saved yet).
+        var unwrittenLinks: [String]
+    }
+
+    /// At most this many records go in one statement.
+    static let batchSize = 5000
+
+    func save(_ result: MappingResult, of response: Response) async throws -> SaveSummary {
+        var summary = SaveSummary()
+        let records = result.allRecords
+        var saved = [Saved?](repeating: nil, count: records.count)
+        var touched = Set<String>()
+        let byEntity = Dictionary(grouping: records, by: { $0.entity })
+
+        // Saves that resolve `connect` relationships take turns: each sees the others' records.
+        if !engine.connectEntities.isDisjoint(with: byEntity.keys) {
+            var lock = PostgresBindings()
+            lock.append(engine.connectLock)
+            try await connection.run("SELECT pg_advisory_xact_lock($1)", lock, logger: logger)
+        }
+
+        // 1. Attributes and the foreign keys of saved targets: upserts by identity, targets first.
+        for entity in model.saveOrder {
+            guard let group = byEntity[entity], let table = model.layout.table(entity) else { continue }
+            var live: [Record] = []
+            var tombstones: [Record] = []
+            for record in group { if model.isTombstone(record, table: table) { tombstones.append(record) } else { live.append(record) } }
+            if !tombstones.isEmpty {
+                summary.deletedTombstones += try await deleteByIdentity(table, tombstones)
+                touched.insert(entity)
+            }
+            let written = try await upsert(table, live, saved: saved)
+            for (record, row) in zip(live, written) {
+                saved[record.resultIndex] = row
+                switch row.outcome {
+                case .inserted: summary.inserted += 1; touched.insert(entity)
+                case .updated: summary.updated += 1; touched.insert(entity)
+                case .unchanged: summary.unchanged += 1
+                case .skipped: summary.skippedNotNewer += 1
+                }
+            }
+        }
+
+        // 2. Nested relationships: foreign keys step 1 could not write, and join rows.
+        for entity in model.saveOrder {
+            guard let group = byEntity[entity], let table = model.layout.table(entity) else { continue }
+            for record in group {
+                guard let row = saved[record.resultIndex], row.outcome != .skipped, !row.unwrittenLinks.isEmpty else { continue }
+                if try await writeLinks(record, row: row, table: table, saved: saved), row.outcome == .unchanged {
+                    summary.unchanged -= 1
+                    summary.updated += 1
+                    touched.insert(entity)
+                }
+            }
+            let union = model.unionRelationships[entity] ?? []
+            for link in table.links where !link.isColumn && link.connections.isEmpty {
+                var sources: [(rowID: Int64, related: [(entity: String, rowID: Int64)])] = []
+                for record in group {
+                    guard let row = saved[record.resultIndex], row.outcome != .skipped else { continue }
+                    let field = record[link.name]
+                    if field.isAbsent { continue }
+                    sources.append((row.rowID, field.records.compactMap { target in saved[target.resultIndex].map { (target.entity, $0.rowID) } }))
+                }
+                if try await replaceJoinRows(table, link, sources, union: union.contains(link.name)) { touched.insert(entity) }
+            }
+        }
+
+        // 3. `connect` relationships: recomputed by value against the whole store.
+        for table in model.layout.tables {
+            for link in table.links where !link.connections.isEmpty {
+                if touched.contains(table.entity) || link.targets.contains(where: touched.contains) {
+                    try await reconnect(table, link)
+                }
+            }
+        }
+
+        // 4. Orphans, after a complete successful GET only.
+        let orphans = model.orphanRules(for: response, isCompletePage: isCompletePage, failures: result.errors.count)
+        summary.orphansKept = orphans.kept
+        for (rule, parameters) in orphans.apply {
+            guard let table = model.layout.table(rule.entity) else { continue }
+            let keep = records.filter { $0.entity == rule.entity }.compactMap { saved[$0.resultIndex]?.rowID }
+            let scope = try model.orphanScope(rule, parameters: parameters, table: table)
+            var binds = PostgresBindings()
+            binds.append(keep)
+            let conditions = Self.equalities(scope, from: 2, binds: &binds)
+            let deleted = try await count("DELETE FROM \(names.table(rule.entity)) WHERE NOT (\(q(StoreSQL.rowID)) = ANY($1::bigint[]))"
+                + (conditions.isEmpty ? "" : " AND \(conditions)"), binds)
+            summary.deletedOrphans += deleted
+            if deleted > 0 { touched.insert(rule.entity) }
+        }
+
+        // 5. What the GET path returned, for offline reads.
+        if StoreModel.isSuccessfulGet(response) {
+            let roots = StoreModel.rootsJSON(result.records.compactMap { root in saved[root.resultIndex].map { (root.entity, $0.rowID) } })
+            try await connection.run("""
+                INSERT INTO \(names.table(StoreSQL.pathsTable)) (path, generation, roots)
+                VALUES ($1, nextval('\(names.namespace).\(q("rm_paths_generation"))'), $2)
+                ON CONFLICT (path) DO UPDATE SET generation = excluded.generation, roots = excluded.roots
+                """, binds(engine.model.mapper.requestPath(response.path), roots), logger: logger)
+        }
+        if !touched.isEmpty {
+            try await connection.run("SELECT pg_notify($1, $2)", binds(engine.channel, touched.sorted().joined(separator: ",")), logger: logger)
+        }
+        return summary
+    }
+
+    // MARK: Upserting
+
+    /// Inserts or updates the records of one table (none a tombstone), returning each one's row.
+    private func upsert(_ table: StoreLayout.Table, _ records: [Record], saved: [Saved?]) async throws -> [Saved] {
+        let linkColumns = table.links.filter(\.isColumn).map(\.name)
+        let kinds = table.columns.map { PostgresColumn.Kind(type: $0.type) } + linkColumns.map { _ in PostgresColumn.Kind.integer }
+        let identity = table.identity.compactMap(table.columnIndex)
+        // Each record's values: attributes, then foreign keys (`nil`: leave the column as stored).
+        var values: [[Value?]] = []
+        var unwritten: [[String]] = []
+        for record in records {
+            var row = record.attributeValues
+            row += Array(repeating: nil, count: max(0, table.columns.count - row.count))
+            var missing: [String] = []
+            for name in linkColumns {
+                switch record[name] {
+                case .absent: row.append(nil)
+                case .value: row.append(.null)
+                case .record(let target): row.append(saved[target.resultIndex].map { .integer($0.rowID) }); if saved[target.resultIndex] == nil { missing.append(name) }
+                case .records(let targets):
+                    if let target = targets.first {
+                        row.append(saved[target.resultIndex].map { .integer($0.rowID) })
+                        if saved[target.resultIndex] == nil { missing.append(name) }
+                    } else {
+                        row.append(.null)
+                    }
+                }
+            }
+            values.append(row)
+            unwritten.append(missing)
+        }
+        var result = [Saved?](repeating: nil, count: records.count)
+        // Records by the columns they have values for; identified ones in rounds of distinct identities.
+        var groups: [[Bool]: [Int]] = [:]
+        for (position, row) in values.enumerated() { groups[row.map { $0 != nil }, default: []].append(position) }
+        for (present, positions) in groups.sorted(by: { $0.value[0] < $1.value[0] }) {
+            let slots = present.indices.filter { present[$0] }
+            let identified = !identity.isEmpty && identity.allSatisfy { present[$0] }
+            var rounds: [[Int]] = []
+            if identified {
+                var seen: [String: Int] = [:]
+                var anonymous: [Int] = []
+                for position in positions {
+                    guard identity.allSatisfy({ values[position][$0] != .null }) else { anonymous.append(position); continue }
+                    let key = identity.map { PostgresColumn.json(values[position][$0]!, kinds[$0]) }.joined(separator: "\u{0}")
+                    let round = seen[key, default: 0]
+                    seen[key] = round + 1
+                    if rounds.count <= round { rounds.append([]) }
+                    rounds[round].append(position)
+                }
+                for position in anonymous { result[position] = Saved(rowID: try await insert(table, slots, kinds, values[position]), outcome: .inserted, unwrittenLinks: []) }
+            } else {
+                for position in positions { result[position] = Saved(rowID: try await insert(table, slots, kinds, values[position]), outcome: .inserted, unwrittenLinks: []) }
+            }
+            for round in rounds {
+                for start in stride(from: 0, to: round.count, by: Self.batchSize) {
+                    let batch = Array(round[start..<min(start + Self.batchSize, round.count)])
+                    for (position, row) in try await upsertBatch(table, slots, kinds, identity, batch.map { values[$0] }) {
+                        result[batch[position]] = row
+                    }
+                }
+            }
+        }
+        return try result.enumerated().map { position, row in
+            guard var row else { throw StoreError("\(table.entity): a record was not written") }
+            row.unwrittenLinks = unwritten[position]
+            return row
+        }
+    }
+
+    /// The JSON document of rows (`[{"p": 0, "c0": …}, …]`) and the column list that reads it.
+    private func document(_ rows: [[Value?]], _ slots: [Int], _ kinds: [PostgresColumn.Kind]) -> (json: String, columns: String) {
+        var writer = JSONWriter()
+        writer.beginArray()
+        for (position, row) in rows.enumerated() {
+            writer.beginObject()
+            writer.key("p")
+            writer.integer(Int64(position))
+            for slot in slots {
+                writer.key("c\(slot)")
+                PostgresColumn.write(row[slot] ?? .null, kinds[slot], to: &writer)
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        let columns = (["p bigint"] + slots.map { "c\($0) \(kinds[$0].inputType)" }).joined(separator: ", ")
+        return (writer.string, columns)
+    }
+
+    /// The quoted column names by slot: attributes, then foreign keys.
+    private func columnNames(_ table: StoreLayout.Table) -> [String] {
+        (table.columns.map(\.name) + table.links.filter(\.isColumn).map(\.name)).map(q)
+    }
+
+    /// Upserts records of distinct identities that have values for the same `slots`: one
+    /// statement inserts the new ones and updates those where a value differs (and, with
+    /// `modifiedBy`, the version is newer), locking rows in identity order; a second reads the
+    /// rows left as they were, to tell unchanged from not newer.
+    private func upsertBatch(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ identity: [Int],
+                             _ rows: [[Value?]]) async throws -> [Int: Saved] {
+        let columns = columnNames(table)
+        let (json, recordset) = document(rows, slots, kinds)
+        let name = names.table(table.entity)
+        let input = slots.map { kinds[$0].fromInput("x.c\($0)") }
+        let version = model.rules.modifiedBy[table.entity].flatMap(table.columnIndex).flatMap { slots.contains($0) ? $0 : nil }
+        // Text and integer identities hold the very value on conflict: left out of the update.
+        let assigned = slots.filter { !identity.contains($0) || ![.text, .integer].contains(kinds[$0]) }
+        let target = identity.map { columns[$0] }.joined(separator: ", ")
+        var action = "DO NOTHING"
+        if !assigned.isEmpty {
+            action = "DO UPDATE SET " + assigned.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
+                + " WHERE (" + assigned.map { "t.\(columns[$0]) IS DISTINCT FROM excluded.\(columns[$0])" }.joined(separator: " OR ") + ")"
+            if let version { action += " AND (t.\(columns[version]) IS NULL OR excluded.\(columns[version]) > t.\(columns[version]))" }
+        }
+        let order = identity.map { kinds[$0].ordered(kinds[$0].fromInput("x.c\($0)")) }.joined(separator: ", ")
+        let match = identity.map { "u.\(columns[$0]) = \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " AND ")
+        let sql = """
+            WITH x AS (SELECT * FROM json_to_recordset($1::json) AS x(\(recordset))),
+            u AS (INSERT INTO \(name) AS t (\(slots.map { columns[$0] }.joined(separator: ", ")))
+                SELECT \(input.joined(separator: ", ")) FROM x ORDER BY \(order)
+                ON CONFLICT (\(target)) \(action)
+                RETURNING t.\(q(StoreSQL.rowID)) AS rm_id, (t.xmax = 0) AS inserted, \(identity.map { "t.\(columns[$0])" }.joined(separator: ", ")))
+            SELECT x.p::text, u.rm_id::text, u.inserted::text FROM x JOIN u ON \(match)
+            """
+        var result: [Int: Saved] = [:]
+        for row in try await connection.rows(sql, binds(json), logger: logger) {
+            guard let position = row[0].flatMap({ Int($0) }), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
+            result[position] = Saved(rowID: rowID, outcome: row[2] == "true" ? .inserted : .updated, unwrittenLinks: [])
+        }
+        guard result.count < rows.count else { return result }
+        // The rows left as they were: not newer when a value differs, else unchanged.
+        let missing = rows.indices.filter { result[$0] == nil }.map(Int64.init)
+        let differs = version == nil ? "false" : slots.map { "t.\(columns[$0]) IS DISTINCT FROM \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " OR ")
+        let identityMatch = identity.map { "t.\(columns[$0]) = \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " AND ")
+        var found = binds(json)
+        found.append(missing)
+        for row in try await connection.rows("""
+            SELECT x.p::text, t.\(q(StoreSQL.rowID))::text, (\(differs))::text
+            FROM json_to_recordset($1::json) AS x(\(recordset)) JOIN \(name) AS t ON \(identityMatch)
+            WHERE x.p = ANY($2::bigint[])
+            """, found, logger: logger) {
+            guard let position = row[0].flatMap({ Int($0) }), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
+            result[position] = Saved(rowID: rowID, outcome: row[2] == "true" ? .skipped : .unchanged, unwrittenLinks: [])
+        }
+        guard result.count == rows.count else {
+            throw StoreError("\(table.entity): \(rows.count - result.count) upserted row(s) could not be found again")
+        }
+        return result
+    }
+
+    /// Inserts one record that has no identity; its row id.
+    private func insert(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ row: [Value?]) async throws -> Int64 {
+        let columns = columnNames(table)
+        let (json, recordset) = document([row], slots, kinds)
+        let sql = slots.isEmpty
+            ? "INSERT INTO \(names.table(table.entity)) DEFAULT VALUES RETURNING \(q(StoreSQL.rowID))::text"
+            : "INSERT INTO \(names.table(table.entity)) (\(slots.map { columns[$0] }.joined(separator: ", "))) "
+                + "SELECT \(slots.map { kinds[$0].fromInput("x.c\($0)") }.joined(separator: ", ")) "
+                + "FROM json_to_recordset($1::json) AS x(\(recordset)) RETURNING \(q(StoreSQL.rowID))::text"
+        let rows = try await connection.rows(sql, slots.isEmpty ? PostgresBindings() : binds(json), logger: logger)
+        guard let rowID = firstValue(rows).flatMap({ Int64($0) }) else { throw StoreError("\(table.entity): an insert returned no row id") }
+        return rowID
+    }
+
+    /// Deletes the stored records the tombstones name; how many there were.
+    private func deleteByIdentity(_ table: StoreLayout.Table, _ records: [Record]) async throws -> Int {
+        let identity = table.identity.compactMap(table.columnIndex)
+        guard !identity.isEmpty else { return 0 }
+        let kinds = table.columns.map { PostgresColumn.Kind(type: $0.type) }
+        let rows = records.map { record in identity.map { record.attributeValues.indices.contains($0) ? record.attributeValues[$0] : nil } }
+            .filter { $0.allSatisfy { $0 != nil && $0 != .null } }
+        guard !rows.isEmpty else { return 0 }
+        var padded: [[Value?]] = []
+        for row in rows {
+            var values = [Value?](repeating: nil, count: table.columns.count)
+            for (slot, value) in zip(identity, row) { values[slot] = value }
+            padded.append(values)
+        }
+        let (json, recordset) = document(padded, identity, kinds)
+        let match = identity.map { "t.\(q(table.columns[$0].name)) = \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " AND ")
+        return try await count("DELETE FROM \(names.table(table.entity)) AS t USING json_to_recordset($1::json) AS x(\(recordset)) WHERE \(match)",
+                               binds(json))
+    }
+
+    // MARK: Relationships
+
+    /// Writes the foreign keys step 1 could not; `true` when one changed.
+    private func writeLinks(_ record: Record, row: Saved, table: StoreLayout.Table, saved: [Saved?]) async throws -> Bool {
+        var changed = false
+        for name in row.unwrittenLinks {
+            let target = record[name].records.first.flatMap { saved[$0.resultIndex]?.rowID }
+            var binds = PostgresBindings()
+            binds.append(target)
+            binds.append(row.rowID)
+            changed = try await count("UPDATE \(names.table(table.entity)) SET \(q(name)) = $1 WHERE \(q(StoreSQL.rowID)) = $2 "
+                + "AND \(q(name)) IS DISTINCT FROM $1", binds) > 0 || changed
+        }
+        return changed
+    }
+
+    /// Sets (or, for `assign: union`, extends) the join rows of the sources' relationship;
+    /// `true` when a row changed.
+    private func replaceJoinRows(_ table: StoreLayout.Table, _ link: StoreLayout.Link,
+                                 _ sources: [(rowID: Int64, related: [(entity: String, rowID: Int64)])], union: Bool) async throws -> Bool {
+        guard !sources.isEmpty else { return false }
+        let join = names.joinTable(table.entity, link.name)
+        var ids = PostgresBindings()
+        ids.append(sources.map(\.rowID))
+        var current: [Int64: [(String, Int64)]] = [:]
+        let targetEntity = link.isPolymorphic ? "\"targetEntity\"" : "NULL"
+        for row in try await connection.rows("SELECT source::text, target::text, \(targetEntity) FROM \(join) WHERE source = ANY($1::bigint[]) "
+                                             + "ORDER BY source, position", ids, logger: logger) {
+            guard let source = row[0].flatMap({ Int64($0) }), let target = row[1].flatMap({ Int64($0) }) else { continue }
+            current[source, default: []].append((row[2] ?? link.targets[0], target))
+        }
+        var replaced: [Int64] = []
+        var inserts: (sources: [Int64], targets: [Int64], entities: [String], positions: [Int64]) = ([], [], [], [])
+        for (source, related) in sources {
+            let existing = current[source] ?? []
+            var kept: [(String, Int64)] = []
+            if union {
+                kept = existing
+            } else {
+                if existing.elementsEqual(related, by: { $0.0 == $1.entity && $0.1 == $1.rowID }) { continue }
+                if !existing.isEmpty { replaced.append(source) }
+            }
+            var position = Int64(kept.count)
+            for target in related where !kept.contains(where: { $0.0 == target.entity && $0.1 == target.rowID }) {
+                inserts.sources.append(source)
+                inserts.targets.append(target.rowID)
+                inserts.entities.append(target.entity)
+                inserts.positions.append(position)
+                kept.append((target.entity, target.rowID))
+                position += 1
+            }
+        }
+        if !replaced.isEmpty {
+            var binds = PostgresBindings()
+            binds.append(replaced)
+            try await connection.run("DELETE FROM \(join) WHERE source = ANY($1::bigint[])", binds, logger: logger)
+        }
+        if !inserts.sources.isEmpty {
+            var binds = PostgresBindings()
+            binds.append(inserts.sources)
+            binds.append(inserts.targets)
+            binds.append(inserts.positions)
+            if link.isPolymorphic { binds.append(inserts.entities) }
+            try await connection.run(link.isPolymorphic
+                ? "INSERT INTO \(join) (source, target, position, \"targetEntity\") SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])"
+                : "INSERT INTO \(join) (source, target, position) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])", binds, logger: logger)
+        }
+        return !replaced.isEmpty || !inserts.sources.isEmpty
+    }
+
+    /// Recomputes a `connect` relationship for every record of the entity: the foreign key (first
+    /// match) or the join rows (every match), comparing values by their text, as mapping does
+    /// (an integer equals a numeric text; an array or `any` array matches any of its items).
+    private func reconnect(_ table: StoreLayout.Table, _ link: StoreLayout.Link) async throws {
+        func condition(target: String) -> String? {
+            guard let targetTable = model.layout.table(target) else { return nil }
+            var parts: [String] = []
+            for pair in link.connections {
+                guard let local = table.columns.first(where: { $0.name == pair.local }),
+                      let remote = targetTable.columns.first(where: { $0.name == pair.target }) else { return nil }
+                let targetValue = PostgresColumn.Kind(type: remote.type).comparable("t.\(q(pair.target))")
+                let localColumn = "s.\(q(pair.local))"
+                let localKind = PostgresColumn.Kind(type: local.type)
+                if localKind == .json {
+                    parts.append("(\(targetValue) = (\(localColumn) #>> '{}') OR \(targetValue) IN (SELECT jsonb_array_elements_text("
+                        + "CASE WHEN jsonb_typeof(\(localColumn)) = 'array' THEN \(localColumn) ELSE '[]'::jsonb END)))")
+                } else {
+                    parts.append("\(targetValue) = \(localKind.comparable(localColumn))")
+                }
+            }
+            return parts.joined(separator: " AND ")
+        }
+        let source = names.table(table.entity)
+        let rowID = q(StoreSQL.rowID)
+        if link.isColumn {
+            guard let condition = condition(target: link.targets[0]) else { return }
+            try await connection.run("""
+                UPDATE \(source) AS u SET \(q(link.name)) = n.value FROM (
+                    SELECT s.\(rowID) AS id, (SELECT t.\(rowID) FROM \(names.table(link.targets[0])) AS t WHERE \(condition) ORDER BY t.\(rowID) LIMIT 1) AS value
+                    FROM \(source) AS s) AS n
+                WHERE u.\(rowID) = n.id AND u.\(q(link.name)) IS DISTINCT FROM n.value
+                """, logger: logger)
+            return
+        }
+        let join = names.joinTable(table.entity, link.name)
+        try await connection.run("DELETE FROM \(join)", logger: logger)
+        for target in link.targets {
+            guard let condition = condition(target: target) else { continue }
+            var binds = PostgresBindings()
+            binds.append(target)
+            try await connection.run("""
+                INSERT INTO \(join) (source, target\(link.isPolymorphic ? ", \"targetEntity\"" : ""), position)
+                SELECT s.\(rowID), t.\(rowID)\(link.isPolymorphic ? ", $1::text" : ""), row_number() OVER (PARTITION BY s.\(rowID) ORDER BY t.\(rowID)) - 1
+                FROM \(source) AS s JOIN \(names.table(target)) AS t ON \(condition)
+                """ + (link.isPolymorphic ? "" : " WHERE $1::text IS NOT NULL"), binds, logger: logger)
+        }
+    }
+
+    // MARK: Rules
+
+    /// `"a" = value AND "b" IS NULL …` over columns, the values bound from `$first` on.
+    static func equalities(_ pairs: [(column: StoreLayout.Column, value: Value)], from first: Int, binds: inout PostgresBindings) -> String {
+        var conditions: [String] = []
+        var index = first
+        for (column, value) in pairs {
+            if value == .null {
+                conditions.append("\(PostgresNames.quote(column.name)) IS NULL")
+            } else {
+                let kind = PostgresColumn.Kind(type: column.type)
+                binds.append(PostgresColumn.json(value, kind))
+                conditions.append("\(PostgresNames.quote(column.name)) = \(kind.fromJSON("$\(index)::jsonb"))")
+                index += 1
+            }
+        }
+        return conditions.joined(separator: " AND ")
+    }
+
+    /// Runs a DELETE or UPDATE; how many rows it changed.
+    private func count(_ sql: String, _ binds: PostgresBindings) async throws -> Int {
+        let rows = try await connection.rows("WITH changed AS (\(sql) RETURNING 1) SELECT count(*)::text FROM changed", binds, logger: logger)
+        return firstValue(rows).flatMap { Int($0) } ?? 0
+    }
+
+    /// Deletes the records a full re-read did not find again (`StoreSweep`); how many.
+    func sweep(_ sweep: StoreSweep) async throws -> Int {
+        let (identity, scope) = try sweep.columns(model.layout)
+        let kinds = identity.map { PostgresColumn.Kind(type: $0.type) }
+        var writer = JSONWriter()
+        writer.beginArray()
+        for values in sweep.kept where values.count == identity.count {
+            writer.beginObject()
+            for (index, value) in values.enumerated() {
+                writer.key("k\(index)")
+                PostgresColumn.write(value, kinds[index], to: &writer)
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        var arguments = binds(writer.string)
+        let recordset = kinds.enumerated().map { "k\($0.offset) \($0.element.inputType)" }.joined(separator: ", ")
+        let match = identity.indices.map { "\(kinds[$0].fromInput("k.k\($0)")) IS NOT DISTINCT FROM t.\(q(identity[$0].name))" }
+            .joined(separator: " AND ")
+        let conditions = Self.equalities(scope, from: 2, binds: &arguments)
+        return try await count("DELETE FROM \(names.table(sweep.entity)) AS t WHERE NOT EXISTS (SELECT 1 FROM json_to_recordset($1::json) AS k(\(recordset)) "
+            + "WHERE \(match))" + (conditions.isEmpty ? "" : " AND \(conditions)"), arguments)
+    }
+}

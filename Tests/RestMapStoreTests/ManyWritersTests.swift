@@ -1,0 +1,86 @@
+import Foundation
+import RestMapTestSupport
+import Testing
+
+/// Several `restmap store import` processes writing one PostgreSQL store at once.
+@Suite struct ManyWritersTests {
+    static let schema = """
+        restmap: 1
+        name: shop
+        entities:
+          Item:
+            identifiedBy: id
+            attributes: { id: { from: id, type: integer }, name: { from: name, type: string }, version: { from: version, type: integer } }
+            relationships:
+              owner: { from: owner, entity: Owner }
+              labels: { from: labels, entity: Label, many: true }
+          Owner: { identifiedBy: id, attributes: { id: { from: id, type: integer }, login: { from: login, type: string } } }
+          Label: { identifiedBy: name, attributes: { name: { from: name, type: string } } }
+        responses:
+          - { entity: Item }
+        store:
+          modifiedBy: { Item: version }
+        """
+
+    /// Version `version` of the items it holds: 600 items, overlapping the next version's by 450.
+    static func body(version: Int) -> String {
+        let items = ((version - 1) * 150 ..< (version - 1) * 150 + 600).map { id in
+            let owner = (id * 7 + version) % 50
+            let labels = Set([(id + version) % 10, (id + 2 * version) % 10]).sorted().map { #"{"name": "l\#($0)"}"# }
+            return #"{"id": \#(id), "name": "item \#(id) v\#(version)", "version": \#(version), "owner": {"id": \#(owner), "login": "u\#(owner)"}, "#
+                + #""labels": [\#(labels.joined(separator: ", "))]}"#
+        }
+        return "[" + items.joined(separator: ",\n") + "]"
+    }
+
+    /// Every item with its owner and labels, and the row counts of every table.
+    static func contents(_ database: String) throws -> [String] {
+        try Engine.postgres.sql(database, """
+            SELECT i.id, i.name, i.version, o.id, o.login, (SELECT string_agg(l.name, ',' ORDER BY j.position) FROM "Item.labels" j
+                JOIN "Label" l ON l.rm_id = j.target WHERE j.source = i.rm_id)
+            FROM "Item" i LEFT JOIN "Owner" o ON o.rm_id = i.owner ORDER BY i.id
+            """, namespace: "shop")
+            + Engine.postgres.sql(database, #"SELECT (SELECT count(*) FROM "Item"), (SELECT count(*) FROM "Owner"), "#
+                + #"(SELECT count(*) FROM "Label"), (SELECT count(*) FROM "Item.labels")"#, namespace: "shop")
+    }
+
+    @Test func fourWritersOverOverlappingRecordsLeaveWhatOneWriterLeaves() throws {
+        let folder = try StoreFixture.folder()
+        let schema = folder.appendingPathComponent("shop.yaml")
+        try Self.schema.write(to: schema, atomically: true, encoding: .utf8)
+        let bodies = try (1...4).map { version in
+            let file = folder.appendingPathComponent("v\(version).json")
+            try Self.body(version: version).write(to: file, atomically: true, encoding: .utf8)
+            return file.path
+        }
+        @Sendable func importing(_ database: String, _ files: [String]) throws -> [String] {
+            try files.compactMap { file in
+                let run = try Program.restmap(["store", "import", "--schema", schema.path, "--db", database, file])
+                return run.status == 0 ? nil : "\(file): \(run.errors)"
+            }
+        }
+        let serial = try PostgresServer.freshDatabase()
+        #expect(try importing(serial, bodies).isEmpty)
+
+        // Four processes at once, each importing every version, each in another order, twice.
+        let shared = try PostgresServer.freshDatabase()
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: 4) { writer in
+            let order = (0..<4).map { bodies[($0 + writer) % 4] }
+            do { failures.add(try importing(shared, writer % 2 == 0 ? order + order : order.reversed() + order)) } catch { failures.add(["\(error)"]) }
+        }
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        let expected = try Self.contents(serial)
+        #expect(expected.count == 1051 && expected.last == "1050|50|10|2100")
+        #expect(try Self.contents(shared) == expected)
+    }
+}
+
+/// Failures collected from several threads.
+final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var failures: [String] = []
+
+    func add(_ more: [String]) { lock.withLock { failures += more } }
+    var all: [String] { lock.withLock { failures } }
+}
