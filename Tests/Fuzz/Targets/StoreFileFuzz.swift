@@ -24,19 +24,23 @@ public func fuzzStoreFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(fuzzPath + suffix) } }
     guard let store = try? RecordStore(readingAt: fuzzPath, mapper: fuzzMapper) else { return 0 }
     defer { try? store.close() }
-    let loader = RecordLoader(store: store)
+    // Total: a store read from a file path runs on the SQLite engine.
+    let engine = store.engine as! SQLiteEngine
+    let loader = RecordLoader(store: engine)
     // The synchronous forms of what RecordStore's reading methods run.
-    for entity in store.layout.tables.map(\.entity) {
-        _ = try? RecordStore.naming(fuzzPath) { try store.pool.read { db in try loader.records(StoreQuery(entity: entity, limit: 20, depth: 2), db) } }
+    for entity in store.model.layout.tables.map(\.entity) {
+        _ = try? SQLiteEngine.naming(fuzzPath) { try engine.pool.read { db in try loader.records(StoreQuery(entity: entity, limit: 20, depth: 2), db) } }
     }
-    _ = try? RecordStore.naming(fuzzPath) {
-        try store.pool.read { db in
+    _ = try? SQLiteEngine.naming(fuzzPath) {
+        try engine.pool.read { db in
             try loader.records(StoreQuery(entity: "Note", filters: [("text", .string("a\u{0}b"))], order: [("price", false)], depth: 1), db)
         }
     }
     for path in ["/notes", "/owners"] {
-        _ = try? RecordStore.naming(fuzzPath) { try store.pool.read { db in try loader.records(forPath: path, depth: 2, db) } }
+        _ = try? SQLiteEngine.naming(fuzzPath) { try engine.pool.read { db in try loader.records(forPath: path, depth: 2, db) } }
     }
-    _ = try? RecordStore.naming(fuzzPath) { try store.pool.read { db in try loader.search("a", entity: nil, limit: 10, depth: 1, db) } }
+    if let terms = try? StoreModel.searchTerms("a"), let tables = try? store.model.searchTables(nil) {
+        _ = try? SQLiteEngine.naming(fuzzPath) { try engine.pool.read { db in try loader.search(terms, tables: tables, limit: 10, depth: 1, db) } }
+    }
     return 0
 }
