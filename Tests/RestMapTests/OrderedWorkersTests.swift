@@ -52,11 +52,20 @@ struct OrderedWorkersTests {
         #expect(taken == (0..<37).map { $0 + 1000 })
     }
 
-    @Test("map gives each batch's output in order, and with no batches nothing")
+    /// The outputs of `batches` worked through on `threads` threads, in the order taken.
+    func outputs(of batches: [Int], threads: Int) -> [Int] {
+        var remaining = batches.makeIterator()
+        var outputs: [Int] = []
+        OrderedWorkers(workers: Array(repeating: (), count: threads)) { _, batch in batch * batch }
+            .run(next: { remaining.next() }, take: { outputs.append($0) })
+        return outputs
+    }
+
+    @Test("A list of batches gives each batch's output in order, and with no batches nothing")
     func mapInOrder() {
-        let squares = OrderedWorkers.map(Array(0..<50), workers: [(), (), ()]) { _, batch in batch * batch }
+        let squares = outputs(of: Array(0..<50), threads: 3)
         #expect(squares == (0..<50).map { $0 * $0 })
-        #expect(OrderedWorkers.map([Int](), workers: [()]) { _, batch in batch }.isEmpty)
+        #expect(outputs(of: [], threads: 1).isEmpty)
     }
 
     @Test("Waiting time is reported to the profile: a worker with nothing to do waits for the reader")

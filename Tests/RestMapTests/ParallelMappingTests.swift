@@ -150,6 +150,12 @@ struct ParallelMappingTests {
         let clearing = try Fixture.mapper(yaml: Self.schema.replacingOccurrences(of: "    identifiedBy: id\n    attributes:\n      id: { from: id, type: integer, required: true }",
                                                                                   with: "    identifiedBy: id\n    missingRelationships: clear\n    attributes:\n      id: { from: id, type: integer, required: true }"))
         #expect(clearing.mapArrayInParallel(Self.body(), jobs: 2) == nil)
+        // With one job the parts go into one session, which keeps the order of clears and unions:
+        // split, and the same as the whole document.
+        #expect(clearing.mapArrayInParallel(Self.body(), jobs: 1) != nil)
+        let response = Response(path: "/repos", body: Self.body())
+        let whole = try clearing.mapKeepingDocument(response, options: MappingOptions()).result
+        #expect(RecordWriter.output(try clearing.map(response).records, format: .ndjson) == RecordWriter.output(whole.records, format: .ndjson))
         // Small bodies are not worth the threads.
         #expect(mapper.mapArrayInParallel(Self.body(Array(Self.elements().prefix(100))), jobs: 2) == nil)
     }

@@ -118,16 +118,6 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
         if let failure { throw failure }
     }
 
-    /// Works through `batches` on the workers' threads and returns the outputs in order.
-    static func map(_ batches: [Batch], workers: [Worker], profile: StageProfile? = nil,
-                    work: @escaping @Sendable (Worker, Batch) -> Output) -> [Output] {
-        var outputs: [Output] = []
-        outputs.reserveCapacity(batches.count)
-        var remaining = batches.makeIterator()
-        OrderedWorkers(workers: workers, profile: profile, work: work).run(next: { remaining.next() }, take: { outputs.append($0) })
-        return outputs
-    }
-
     /// Lets the threads finish and waits for them.
     private func close() {
         state.update { $0.closed = true }

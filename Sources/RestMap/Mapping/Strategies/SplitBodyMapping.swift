@@ -36,7 +36,8 @@ struct SplitBodyMapping: MappingStrategy {
               response.response.body.count >= Self.smallestBody, mapper.nonJSONMediaType(of: response.response) == nil,
               let descriptor = response.descriptors.first?.descriptor, descriptor.keyPath == nil, descriptor.keyedBy.isEmpty,
               // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
-              let entity = mapper.plan.entityIndex[descriptor.entity.value], Self.isSplittable(entity, mapper: mapper)
+              let entity = mapper.plan.entityIndex[descriptor.entity.value],
+              Self.isSplittable(entity, mapper: mapper, intoSessions: options.jobs > 1)
         else { return nil }
         self.mapper = mapper
         self.entity = entity
@@ -162,12 +163,14 @@ struct SplitBodyMapping: MappingStrategy {
         }
     }
 
-    /// Whether an entity's records come out the same when the elements are mapped in separate
-    /// sessions and merged: nothing it reaches needs the whole document (`connect`, `@root`),
-    /// and no relationship both extends its list (`assign: union`) and is cleared when missing
-    /// (whose merge would depend on the order of clears and unions across sessions).
-    private static func isSplittable(_ entity: Int, mapper: Mapper) -> Bool {
+    /// Whether an entity's records come out the same when the elements are mapped part by part:
+    /// nothing it reaches needs the whole document (`connect`, `@root`), and, when the parts go to
+    /// separate sessions to be merged, no relationship both extends its list (`assign: union`)
+    /// and is cleared when missing (whose merge would depend on the order of clears and unions
+    /// across sessions; one session keeps that order).
+    private static func isSplittable(_ entity: Int, mapper: Mapper, intoSessions: Bool) -> Bool {
         guard (try? mapper.checkStreamable(entity)) != nil else { return false }
+        guard intoSessions else { return true }
         return !mapper.plan.entities.contains { entityPlan in
             entityPlan.assignsNilForMissingRelationships && entityPlan.relationships.contains { $0.assignment == .union }
         }

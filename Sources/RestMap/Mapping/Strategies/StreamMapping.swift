@@ -291,7 +291,8 @@ extension Mapper {
 
     private func mapBatch(_ batch: JSONElementBatch, target: StreamTarget, request: Response, profile: StageProfile?) -> MappedBatch {
         if let entity = target.entity, let metadata = target.metadata {
-            return mapRepresentations(batch, entity: entity, keyPath: target.keyPath, metadata: metadata, profile: profile)
+            let documents = profile.measure(.parse) { batch.documents() }
+            return profile.measure(.map) { mapRepresentations(documents, of: batch, entity: entity, keyPath: target.keyPath, metadata: metadata) }
         }
         var mapped = MappedBatch()
         for (position, range) in batch.ranges.enumerated() {
@@ -308,13 +309,11 @@ extension Mapper {
         return mapped
     }
 
-    /// Maps the elements of a batch as the elements of one array, identity merging within each.
-    private func mapRepresentations(_ batch: JSONElementBatch, entity: Int, keyPath: String, metadata: Metadata,
-                                    profile: StageProfile?) -> MappedBatch {
+    /// Maps the elements of a batch (parsed into `documents`) as the elements of one array,
+    /// identity merging within each.
+    private func mapRepresentations(_ documents: [Result<JSONNode, JSONParseError>], of batch: JSONElementBatch, entity: Int,
+                                    keyPath: String, metadata: Metadata) -> MappedBatch {
         var mapped = MappedBatch()
-        let documents = profile.measure(.parse) { batch.documents() }
-        let start = profile == nil ? .zero : StageProfile.threadCPU()
-        defer { if let profile { profile.add(.map, StageProfile.threadCPU() - start) } }
         // The scope's root is never read: entities reading '@root' are refused before streaming.
         let sessionForBatch = documents.lazy.compactMap { try? $0.get() }.first.map { MappingSession(plan: plan, root: $0, metadata: metadata) }
         sessionForBatch?.scope.rootKeyPath = keyPath
