@@ -84,7 +84,7 @@ extension PostgresEngine {
             CREATE TABLE \(names.table(StoreSQL.schemaTable)) (key text PRIMARY KEY, value text NOT NULL);
             CREATE TABLE \(names.table(StoreSQL.pathsTable)) (path text PRIMARY KEY, generation bigint NOT NULL, roots text NOT NULL);
             CREATE SEQUENCE \(names.table("rm_paths_generation"));
-            CREATE TABLE IF NOT EXISTS \(names.table("rm_checkpoints")) (key text PRIMARY KEY, value text NOT NULL);
+            CREATE TABLE \(names.table("rm_checkpoints")) (key text PRIMARY KEY, value text NOT NULL);
             """, logger: logger)
         for table in layout.tables { try await createTable(table, connection) }
         for table in layout.tables { try await createLinksAndSearch(table, connection) }
@@ -167,6 +167,5 @@ extension PostgresEngine {
                 try await createSearch(new, connection)
             }
         }
-        try await connection.run("CREATE TABLE IF NOT EXISTS \(names.table("rm_checkpoints")) (key text PRIMARY KEY, value text NOT NULL)", logger: logger)
     }
 }

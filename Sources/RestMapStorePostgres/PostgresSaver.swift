@@ -475,20 +475,10 @@ struct PostgresSaver {
     func sweep(_ sweep: StoreSweep) async throws -> Int {
         let (identity, scope) = try sweep.columns(model.layout)
         let kinds = identity.map { PostgresColumn.Kind(type: $0.type) }
-        var writer = JSONWriter()
-        writer.beginArray()
-        for values in sweep.kept where values.count == identity.count {
-            writer.beginObject()
-            for (index, value) in values.enumerated() {
-                writer.key("k\(index)")
-                PostgresColumn.write(value, kinds[index], to: &writer)
-            }
-            writer.endObject()
-        }
-        writer.endArray()
-        var arguments = binds(writer.string)
-        let recordset = kinds.enumerated().map { "k\($0.offset) \($0.element.inputType)" }.joined(separator: ", ")
-        let match = identity.indices.map { "\(kinds[$0].fromInput("k.k\($0)")) IS NOT DISTINCT FROM t.\(q(identity[$0].name))" }
+        let kept = sweep.kept.filter { $0.count == identity.count }.map { $0.map(Optional.some) }
+        let (json, recordset) = document(kept, Array(identity.indices), kinds)
+        var arguments = binds(json)
+        let match = identity.indices.map { "\(kinds[$0].fromInput("k.c\($0)")) IS NOT DISTINCT FROM t.\(q(identity[$0].name))" }
             .joined(separator: " AND ")
         let conditions = Self.equalities(scope, from: 2, binds: &arguments)
         return try await count("DELETE FROM \(names.table(sweep.entity)) AS t WHERE NOT EXISTS (SELECT 1 FROM json_to_recordset($1::json) AS k(\(recordset)) "

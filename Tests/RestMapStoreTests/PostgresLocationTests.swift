@@ -1,6 +1,6 @@
 import Foundation
 import RestMapStore
-import RestMapStorePostgres
+@testable import RestMapStorePostgres
 import RestMapTestSupport
 import Testing
 
@@ -10,6 +10,7 @@ import Testing
         let location = try PostgresLocation(url: "postgresql://ann:s%40cret@db.example.com:6543/ware%20house?sslmode=verify-full", environment: [:])
         #expect(location.user == "ann" && location.host == "db.example.com" && location.port == 6543 && location.database == "ware house")
         #expect(location.sslMode == "verify-full" && location.hasPassword)
+        #expect(location.password == "s@cret", "the URL's password is percent-decoded")
         #expect(location.description == "postgres://ann@db.example.com:6543/ware house?sslmode=verify-full")
         let defaults = try PostgresLocation(url: "postgres://localhost", environment: ["USER": "bo", "PGPORT": "5433"])
         #expect(defaults.user == "bo" && defaults.port == 5433 && defaults.database == "bo" && defaults.sslMode == "prefer" && !defaults.hasPassword)
@@ -21,9 +22,12 @@ import Testing
 
     @Test func thePasswordComesFromPGPASSWORDOrThePasswordFile() throws {
         #expect(try PostgresLocation(url: "postgres://ann@h/d", environment: ["PGPASSWORD": "x"]).hasPassword)
+        #expect(try PostgresLocation(url: "postgres://ann@h/d", environment: ["PGPASSWORD": "x"]).password == "x")
         let file = try StoreFixture.folder().appendingPathComponent("pgpass")
         try "# comment\nother:5432:*:ann:no\nh:5432:d:ann:pa\\:ss\n".write(to: file, atomically: true, encoding: .utf8)
         #expect(try PostgresLocation(url: "postgres://ann@h/d", environment: ["PGPASSFILE": file.path]).hasPassword)
+        #expect(try PostgresLocation(url: "postgres://ann@h/d", environment: ["PGPASSFILE": file.path]).password == "pa:ss",
+                "the matching line's escaped colon is unescaped")
         #expect(try !PostgresLocation(url: "postgres://bo@h/d", environment: ["PGPASSFILE": file.path]).hasPassword)
         #expect(try !PostgresLocation(url: "postgres://ann@h:5999/d", environment: ["PGPASSFILE": file.path]).hasPassword)
     }

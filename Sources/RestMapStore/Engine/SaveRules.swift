@@ -56,13 +56,6 @@ extension StoreModel {
         }
     }
 
-    /// The relationships with `assign: union` (their join rows are extended, not replaced), by entity.
-    package var unionRelationships: [String: Set<String>] {
-        Dictionary(mapper.schema.entities.map { entity in
-            (entity.name, Set(entity.relationships.filter { $0.assignment == .union }.map(\.name)))
-        }, uniquingKeysWith: { first, _ in first })
-    }
-
     /// The roots of a response as the store remembers them: `[["Entity", rm_id], …]`.
     package static func rootsJSON(_ roots: [(entity: String, rowID: Int64)]) -> String {
         var writer = JSONWriter()

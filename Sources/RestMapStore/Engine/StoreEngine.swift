@@ -10,12 +10,17 @@ package struct StoreModel: Sendable {
     package let layout: StoreLayout
     /// Entities in the order a save writes them (`StoreLayout.saveOrder`).
     package let saveOrder: [String]
+    /// The relationships with `assign: union` (their join rows are extended, not replaced), by entity.
+    package let unionRelationships: [String: Set<String>]
 
     package init(mapper: Mapper) throws {
         self.mapper = mapper
         rules = try StoreRules(schema: mapper.schema, mapper: mapper)
         layout = try StoreLayout(schema: mapper.schema, rules: rules)
         saveOrder = layout.saveOrder
+        unionRelationships = Dictionary(mapper.schema.entities.map { entity in
+            (entity.name, Set(entity.relationships.filter { $0.assignment == .union }.map(\.name)))
+        }, uniquingKeysWith: { first, _ in first })
     }
 
     /// What the store remembers of the schema that built it.

@@ -12,7 +12,6 @@ final class SQLiteEngine: StoreEngine {
     let model: StoreModel
     /// The database file.
     let path: String
-    let isReadOnly: Bool
     /// Per-record SQL of every table, by entity.
     let statements: [String: TableSQL]
     /// A `DatabasePool` (WAL) for a store opened for writing, a `DatabaseQueue` for reading only.
@@ -32,7 +31,6 @@ final class SQLiteEngine: StoreEngine {
     init(path: String, model: StoreModel, rebuild: Bool) throws {
         self.model = model
         self.path = path
-        isReadOnly = false
         statements = Self.statements(model)
         var configuration = Self.configuration()
         configuration.prepareDatabase { db in
@@ -54,7 +52,6 @@ final class SQLiteEngine: StoreEngine {
     init(readingAt path: String, model: StoreModel) throws {
         self.model = model
         self.path = path
-        isReadOnly = true
         statements = Self.statements(model)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

@@ -12,14 +12,10 @@ struct RecordSaver: Sendable {
     private var layout: StoreLayout { store.layout }
     private var rules: StoreRules { store.rules }
     private let q = StoreSQL.quote
-    /// The relationships with `assign: union` (their join rows are extended, not replaced), by
-    /// entity, looked up once per save rather than once per record.
-    private let unionRelationships: [String: Set<String>]
 
     init(store: SQLiteEngine, isCompletePage: Bool) {
         self.store = store
         self.isCompletePage = isCompletePage
-        unionRelationships = store.model.unionRelationships
     }
 
     /// How one record was written.
@@ -63,7 +59,6 @@ struct RecordSaver: Sendable {
             let statements = UpsertStatements(sql, db)
             var values: [ColumnCoding.Stored?] = []
             values.reserveCapacity(sql.columns.count)
-            let tombstone = rules.tombstone[entity] ?? []
             var changed = false
             var stored = try statements.storedRows(of: group)
             for (position, record) in group.enumerated() {
@@ -86,7 +81,7 @@ struct RecordSaver: Sendable {
                         values.append(.null)
                     }
                 }
-                if isTombstone(tombstone, table: table, values: values) {
+                if store.model.isTombstone(record, table: table) {
                     summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
                     changed = true
                     stored = nil   // the lookup may name the deleted row: upsert the rest
@@ -171,7 +166,7 @@ struct RecordSaver: Sendable {
                 linkChanged = linkChanged || db.changesCount > 0
             } else {
                 try replaceJoinRows(table: table, link: link, source: row.rowID, related: related,
-                                    union: unionRelationships[table.entity]?.contains(link.name) == true, db)
+                                    union: store.model.unionRelationships[table.entity]?.contains(link.name) == true, db)
             }
         }
         return linkChanged
@@ -350,14 +345,6 @@ struct RecordSaver: Sendable {
     }
 
     // MARK: Rules
-
-    /// Whether the values equal all of the entity's tombstone markers (`false` without markers).
-    private func isTombstone(_ markers: [(attribute: String, value: Value)], table: StoreLayout.Table, values: [ColumnCoding.Stored?]) -> Bool {
-        !markers.isEmpty && markers.allSatisfy { marker in
-            guard let slot = table.columnIndex(marker.attribute), let value = values[slot] else { return false }
-            return value.databaseValue == ColumnCoding.encode(marker.value, type: table.columns[slot].type)
-        }
-    }
 
     /// Deletes the stored record a tombstone names; returns 1 when there was one, else 0.
     private func deleteTombstone(_ sql: TableSQL, values: [ColumnCoding.Stored?], _ db: Database) throws -> Int {
