@@ -84,7 +84,8 @@ public final class RecordStore: Sendable {
 
     /// Saves the records of one mapped response and the checkpoints in one transaction (see
     /// `save(_:of:isCompletePage:)`): after a crash both are there, or neither. A `sweep` deletes,
-    /// in the same transaction, the records a full re-read did not find again.
+    /// in the same transaction, the records a full re-read did not find again. A checkpoint whose
+    /// `expected` value is not the stored one throws `CheckpointConflict`, and nothing is saved.
     @discardableResult
     public func save(_ result: MappingResult, of response: Response, isCompletePage: Bool = true,
                      checkpoints: [StoreCheckpoint], sweep: StoreSweep? = nil) async throws -> SaveSummary {
@@ -163,9 +164,29 @@ public final class RecordStore: Sendable {
         engine.changes(query)
     }
 
+    // MARK: Locks
+
+    /// Runs `body` holding the store's lock `name`, which one holder at a time has among every
+    /// task and process using the store: on PostgreSQL a session advisory lock (so on every
+    /// machine), beside a SQLite file a lock on one byte of `<file>-locks`. While another holder
+    /// has it, this waits (calling `whenBusy` once) until it is released; a holder that dies
+    /// releases it. `restmap sync` holds `sync/<resource>/<parent>` for each (resource, parent) run.
+    public func withLock<T>(_ name: String, whenBusy: () -> Void = {}, _ body: () async throws -> T) async throws -> T {
+        try refuseWriting("take the lock '\(name)'")
+        let lock = try await engine.lock(name, whenBusy: whenBusy)
+        do {
+            let result = try await body()
+            await lock.release()
+            return result
+        } catch {
+            await lock.release()
+            throw error
+        }
+    }
+
     // MARK: Checkpoints
 
-    /// Writes checkpoints without records.
+    /// Writes checkpoints without records, all or none (a `CheckpointConflict` writes none).
     public func setCheckpoints(_ checkpoints: [StoreCheckpoint]) async throws {
         try refuseWriting("write checkpoints")
         try await engine.setCheckpoints(checkpoints)

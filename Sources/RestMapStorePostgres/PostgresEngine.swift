@@ -14,6 +14,8 @@ import RestMapStore
 final class PostgresEngine: StoreEngine {
     let model: StoreModel
     let location: String
+    /// Where the server is, for the connections that hold named locks.
+    let server: PostgresLocation
     let names: PostgresNames
     /// The namespace as PostgreSQL keeps it (unquoted).
     let namespace: String
@@ -34,6 +36,7 @@ final class PostgresEngine: StoreEngine {
     private init(location: PostgresLocation, model: StoreModel, namespace: String) throws {
         self.model = model
         self.location = location.description
+        server = location
         self.namespace = PostgresNames.short(namespace)
         names = PostgresNames(namespace: namespace)
         try PostgresNames.checkCollisions(model.layout)
@@ -77,11 +80,39 @@ final class PostgresEngine: StoreEngine {
         return engine
     }
 
-    /// A stable 64-bit key of a text (FNV-1a), for advisory locks and the channel name.
+    /// A stable 64-bit key of a text, for advisory locks and the channel name.
     static func key(_ parts: String...) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("restmap/" + parts.joined(separator: "/")).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int64(bitPattern: hash)
+        Int64(bitPattern: StoreLockWaiting.stableHash("restmap/" + parts.joined(separator: "/")))
+    }
+
+    /// A named lock: a session advisory lock, held by a connection of its own (so that it is
+    /// released when the holder ends, however it ends) and tried again while another session has it.
+    func lock(_ name: String, whenBusy: () -> Void) async throws -> any HeldStoreLock {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: try server.connectionConfiguration(), id: 1, logger: logger)
+        } catch {
+            throw described(error)
+        }
+        let key = String(Self.key(namespace, "lock", name))
+        do {
+            return try await StoreLockWaiting.poll(whenBusy: whenBusy) {
+                let rows = try await connection.rows("SELECT pg_try_advisory_lock($1::bigint)::text", binds(key), logger: logger)
+                return firstValue(rows) == "true" ? AdvisoryLock(connection: connection) : nil
+            }
+        } catch {
+            try? await connection.close()
+            throw described(error)
+        }
+    }
+
+    /// A session advisory lock; closing its connection releases it.
+    struct AdvisoryLock: HeldStoreLock {
+        let connection: PostgresConnection
+
+        func release() async {
+            try? await connection.close()
+        }
     }
 
     func close() throws {
@@ -139,7 +170,7 @@ final class PostgresEngine: StoreEngine {
 
     /// An error as a `StoreError` naming the store (never its password).
     func described(_ error: any Error) -> any Error {
-        if error is StoreError || error is CancellationError { return error }
+        if error is StoreError || error is CheckpointConflict || error is CancellationError { return error }
         if let transaction = error as? PostgresTransactionError,
            let inner = transaction.closureError ?? transaction.commitError ?? transaction.beginError {
             return described(inner)

@@ -186,6 +186,22 @@ extension PostgresEngine {
 
     func writeCheckpoints(_ checkpoints: [StoreCheckpoint], _ connection: PostgresConnection) async throws {
         guard !checkpoints.isEmpty else { return }
+        let checked = checkpoints.filter { $0.expected != .anything }
+        if !checked.isEmpty {
+            // Writers of one key compare and set one after the other: each takes the key's
+            // transaction lock (in key order) before it reads the stored value.
+            let keys = Set(checked.map(\.key)).sorted()
+            for key in keys {
+                try await connection.run("SELECT pg_advisory_xact_lock($1::bigint)", binds(String(Self.key(namespace, "checkpoint", key))), logger: logger)
+            }
+            var lookup = PostgresBindings()
+            lookup.append(keys)
+            let rows = try await connection.rows("SELECT key, value FROM \(names.table("rm_checkpoints")) WHERE key = ANY($1::text[])", lookup, logger: logger)
+            let stored = Dictionary(rows.compactMap { row in row[0].map { ($0, row[1]) } }, uniquingKeysWith: { first, _ in first })
+            for checkpoint in checked {
+                if let conflict = checkpoint.conflict(stored: stored[checkpoint.key] ?? nil) { throw conflict }
+            }
+        }
         var keys = PostgresBindings()
         keys.append(checkpoints.map(\.key))
         keys.append(checkpoints.map(\.value))

@@ -79,7 +79,7 @@ extension Synchronizer {
                     if run.fullRefresh, complete { sweep = try fullRefreshSweep(run, identity: identity, emit) }
                 }
             }
-            let checkpoint = StoreCheckpoint(key: run.key, value: try Self.encode(state))
+            let checkpoint = StoreCheckpoint(key: run.key, value: try Self.encode(state), expected: run.stored)
             let response = Response(method: "GET", path: page.response.url, status: page.response.status.code, body: [])
             if !records.isEmpty || cursor?.filter != .client || sweep != nil {
                 // A sync response is never "the whole answer": the store's orphan rules do not run on it.
@@ -87,6 +87,7 @@ extension Synchronizer {
             } else {
                 try await store.setCheckpoints([checkpoint])
             }
+            run.stored = .value(checkpoint.value)
             emit(.pageSaved(resource: resource.name, parent: run.parent.key, page: page.number, records: records.count))
             if state.resume == nil { return }
         }

@@ -144,18 +144,28 @@ public struct Synchronizer: Sendable {
         var failure: (message: String, isTransport: Bool)?
     }
 
-    /// Runs one (resource, parent); a client error is its failure (recorded in its state), not the run's.
+    /// Runs one (resource, parent) under its lock in the store, so that one process at a time
+    /// syncs it (another waits, then goes on from the state it left); a client error is its
+    /// failure (recorded in its state), not the run's.
     private func outcome(_ resource: SyncResource, parent: ParentRun, options: SyncOptions,
                          _ emit: @escaping @Sendable (SyncEvent) -> Void) async throws -> ParentOutcome {
-        do {
-            let (pages, records) = try await runOne(resource, parent: parent, options: options, emit)
-            return ParentOutcome(pages: pages, records: records)
-        } catch let error as ClientError {
-            try await recordFailure(resource, parent: parent, message: error.description)
-            return ParentOutcome(failure: ("\(resource.name)\(parent.key.isEmpty ? "" : " [\(parent.key)]"): \(error)", error.exitStatus == 3))
-        } catch let error as SyncError {
-            try await recordFailure(resource, parent: parent, message: error.description)
-            return ParentOutcome(failure: (error.description, false))
+        let label = "\(resource.name)\(parent.key.isEmpty ? "" : " [\(parent.key)]")"
+        return try await store.withLock(SyncKey.key(resource: resource.name, parent: parent.key),
+                                        whenBusy: { emit(.note("\(label): another sync of it is running; waiting for it to end")) }) {
+            do {
+                let (pages, records) = try await runOne(resource, parent: parent, options: options, emit)
+                return ParentOutcome(pages: pages, records: records)
+            } catch let error as ClientError {
+                try await recordFailure(resource, parent: parent, message: error.description)
+                return ParentOutcome(failure: ("\(label): \(error)", error.exitStatus == 3))
+            } catch let error as SyncError {
+                try await recordFailure(resource, parent: parent, message: error.description)
+                return ParentOutcome(failure: (error.description, false))
+            } catch let error as CheckpointConflict {
+                // Only a writer that does not take the lock gets here (an older restmap): its
+                // state stands, and this run's page was not saved.
+                return ParentOutcome(failure: ("\(label): \(error); run the sync again", false))
+            }
         }
     }
 
@@ -189,7 +199,8 @@ public struct Synchronizer: Sendable {
                         _ emit: @escaping @Sendable (SyncEvent) -> Void) async throws -> (pages: Int, records: Int) {
         let key = SyncKey.key(resource: resource.name, parent: parent.key)
         let signature = SyncState.signature(of: resource.cursor)
-        var state = try await loadState(key) ?? SyncState(cursorSignature: signature)
+        let stored = try await store.checkpoint(forKey: key)
+        var state = try stored.map { try Self.decode($0.value) } ?? SyncState(cursorSignature: signature)
         let label = "\(resource.name)\(parent.key.isEmpty ? "" : " [\(parent.key)]")"
         if state.cursorSignature != signature {
             emit(.note("\(label): the cursor changed in the schema; its state starts over"))
@@ -203,7 +214,7 @@ public struct Synchronizer: Sendable {
             state.runNewest = nil
         }
         var run = PageRun(resource: resource, parent: parent, key: key, label: label, fullRefresh: options.fullRefresh,
-                          maxPages: options.maxPages, baseline: options.fullRefresh ? nil : state.highWater)
+                          maxPages: options.maxPages, baseline: options.fullRefresh ? nil : state.highWater, stored: .unchanged(stored))
         guard let cursor = resource.cursor, cursor.filter == .server, let parameter = cursor.parameter else {
             try await runPages(&run, query: [:], state: &state, last: true, emit)
             return (run.pages, run.kept)
@@ -246,6 +257,8 @@ public struct Synchronizer: Sendable {
         /// The state the run reads from (`nil` in a full refresh): with `filter: client`, the
         /// records kept are those newer than it.
         let baseline: SyncCursorValue?
+        /// The state this run last read or wrote: each page's state replaces exactly it.
+        var stored: StoreCheckpoint.Expected
         var pages = 0
         var kept = 0
         /// The identities of every record read, for the full refresh's sweep.
@@ -256,15 +269,11 @@ public struct Synchronizer: Sendable {
 
     private func recordFailure(_ resource: SyncResource, parent: ParentRun, message: String) async throws {
         let key = SyncKey.key(resource: resource.name, parent: parent.key)
-        var state = try await loadState(key) ?? SyncState(cursorSignature: SyncState.signature(of: resource.cursor))
+        let stored = try await store.checkpoint(forKey: key)
+        var state = try stored.map { try Self.decode($0.value) } ?? SyncState(cursorSignature: SyncState.signature(of: resource.cursor))
         state.lastError = message
         state.lastRun = Date()
-        try await store.setCheckpoints([StoreCheckpoint(key: key, value: try Self.encode(state))])
-    }
-
-    private func loadState(_ key: String) async throws -> SyncState? {
-        guard let checkpoint = try await store.checkpoint(forKey: key) else { return nil }
-        return try Self.decode(checkpoint.value)
+        try await store.setCheckpoints([StoreCheckpoint(key: key, value: try Self.encode(state), expected: .unchanged(stored))])
     }
 
     static func decode(_ text: String) throws -> SyncState {
@@ -292,29 +301,33 @@ public struct Synchronizer: Sendable {
     }
 
     /// Forgets a resource's state (of one parent, or of all), or sets its high-water mark to
-    /// `value`; returns how many (resource, parent) states changed.
+    /// `value`; returns how many (resource, parent) states changed. Each state changes under its
+    /// lock: a sync of it in progress ends first.
     @discardableResult
     public func reset(resource name: String, parent: String? = nil, to value: String? = nil) async throws -> Int {
         guard let resource = schema.sync.first(where: { $0.name == name }) else {
             throw SyncError("no sync resource named '\(name)'; the schema has: \(schema.sync.map(\.name).joined(separator: ", "))")
         }
-        guard let value else {
-            // One parent's state by its exact key (accountID=1 is a prefix of accountID=10), or all of the resource's.
-            if let parent { return try await store.removeCheckpoint(forKey: SyncKey.key(resource: name, parent: parent)) }
-            return try await store.removeCheckpoints(withPrefix: SyncKey.resourcePrefix(name))
+        // One parent's state by its exact key (accountID=1 is a prefix of accountID=10), or all of the resource's.
+        let states = try await status().filter { $0.resource == name && (parent == nil || $0.parent == parent) }
+        var parents = states.map(\.parent)
+        if parents.isEmpty, let parent, value != nil { parents = [parent] }
+        let cursorValue = value.map { Self.cursorValue(parsing: $0, like: states.first?.state.highWater) }
+        var changed = 0
+        for parent in parents {
+            let key = SyncKey.key(resource: name, parent: parent)
+            changed += try await store.withLock(key) {
+                guard let cursorValue else { return try await store.removeCheckpoint(forKey: key) }
+                let stored = try await store.checkpoint(forKey: key)
+                var state = try stored.map { try Self.decode($0.value) } ?? SyncState(cursorSignature: SyncState.signature(of: resource.cursor))
+                state.highWater = cursorValue
+                state.resume = nil
+                state.runNewest = nil
+                try await store.setCheckpoints([StoreCheckpoint(key: key, value: try Self.encode(state), expected: .unchanged(stored))])
+                return 1
+            }
         }
-        var states = try await status().filter { $0.resource == name && (parent == nil || $0.parent == parent) }
-        if states.isEmpty, let parent { states = [SyncStatus(resource: name, parent: parent, state: SyncState(cursorSignature: SyncState.signature(of: resource.cursor)))] }
-        let cursorValue = Self.cursorValue(parsing: value, like: states.first?.state.highWater)
-        let checkpoints = try states.map { status in
-            var state = status.state
-            state.highWater = cursorValue
-            state.resume = nil
-            state.runNewest = nil
-            return StoreCheckpoint(key: SyncKey.key(resource: name, parent: status.parent), value: try Self.encode(state))
-        }
-        try await store.setCheckpoints(checkpoints)
-        return checkpoints.count
+        return changed
     }
 
     /// A cursor value from text: of the kind of `example` when there is one, else a date when it

@@ -97,5 +97,8 @@ package protocol StoreEngine: Sendable {
     func removeCheckpoint(forKey key: String) async throws -> Int
     func removeCheckpoints(withPrefix prefix: String) async throws -> Int
 
+    /// The store's lock `name`, once no other holder has it (see `RecordStore.withLock`).
+    func lock(_ name: String, whenBusy: () -> Void) async throws -> any HeldStoreLock
+
     func close() throws
 }

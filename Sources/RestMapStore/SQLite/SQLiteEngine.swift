@@ -130,6 +130,11 @@ final class SQLiteEngine: StoreEngine {
         }
     }
 
+    func lock(_ name: String, whenBusy: () -> Void) async throws -> any HeldStoreLock {
+        let file = path + "-locks"
+        return try await StoreLockWaiting.poll(whenBusy: whenBusy) { try FileByteLock.attempt(file, name) }
+    }
+
     func records(_ query: StoreQuery) async throws -> [RestMap.Record] {
         try await naming { try await pool.read { db in try RecordLoader(store: self).records(query, db) } }
     }

@@ -6,10 +6,58 @@ import RestMap
 public struct StoreCheckpoint: Sendable, Hashable {
     public var key: String
     public var value: String
+    /// What the stored value must be for the write to go ahead (compare and set); when it is
+    /// not, the write throws `CheckpointConflict` and its whole transaction rolls back.
+    public var expected: Expected
 
-    public init(key: String, value: String) {
+    /// The stored value a checkpoint write expects to replace.
+    public enum Expected: Sendable, Hashable {
+        /// Written whatever is stored.
+        case anything
+        /// Written only when no checkpoint has the key.
+        case nothing
+        /// Written only when the stored value is exactly this one.
+        case value(String)
+
+        /// The expectation that the stored checkpoint is still `checkpoint` (`nil`: none).
+        public static func unchanged(_ checkpoint: StoreCheckpoint?) -> Expected {
+            checkpoint.map { .value($0.value) } ?? .nothing
+        }
+
+        /// Whether `stored` (`nil`: none) is what is expected.
+        func allows(_ stored: String?) -> Bool {
+            switch self {
+            case .anything: true
+            case .nothing: stored == nil
+            case .value(let value): stored == value
+            }
+        }
+    }
+
+    public init(key: String, value: String, expected: Expected = .anything) {
         self.key = key
         self.value = value
+        self.expected = expected
+    }
+
+    /// The conflict of this write with the value stored (`nil`: none), if it is not the one expected.
+    package func conflict(stored: String?) -> CheckpointConflict? {
+        expected.allows(stored) ? nil : CheckpointConflict(key: key)
+    }
+}
+
+/// A checkpoint write whose key holds another value than the one it expected: someone else wrote
+/// it since it was read. Nothing of the save or write that carried it was stored.
+public struct CheckpointConflict: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The checkpoint's key.
+    public var key: String
+
+    public init(key: String) {
+        self.key = key
+    }
+
+    public var description: String {
+        "the checkpoint '\(key)' was changed by another writer since it was read: nothing was saved"
     }
 }
 
@@ -71,6 +119,10 @@ enum Checkpoints {
     static func write(_ checkpoints: [StoreCheckpoint], _ db: Database) throws {
         guard !checkpoints.isEmpty else { return }
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(table) (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT")
+        for checkpoint in checkpoints where checkpoint.expected != .anything {
+            let stored = try String.fetchOne(db, sql: "SELECT value FROM \(table) WHERE key = ?", arguments: [checkpoint.key])
+            if let conflict = checkpoint.conflict(stored: stored) { throw conflict }
+        }
         for checkpoint in checkpoints {
             try db.execute(sql: "INSERT INTO \(table) (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                            arguments: [checkpoint.key, checkpoint.value])
