@@ -35,15 +35,22 @@ struct ClientOptions: ParsableArguments {
     @OptionGroup var plugins: PluginOptions
 
     /// Starts logging (RESTMAP_LOG, `--verbose`), loads the schema and builds the client.
-    func makeClient() throws -> RestClient {
+    /// Starts logging (RESTMAP_LOG, `--verbose`) and loads the schema's mapper.
+    func makeMapper() throws -> Mapper {
         var problems: [String] = []
         var levels = RestMapLogging.Levels(parsing: ProcessInfo.processInfo.environment["RESTMAP_LOG"] ?? "", problems: &problems)
         if verbose, levels.perLabel["client"] == nil { levels.perLabel["client"] = .debug }
         RestMapLogging.bootstrap(levels)
         for problem in problems { Terminal.error("restmap: \(problem)\n") }
+        return try plugins.mapper(for: schema)
+    }
 
-        let mapper = try plugins.mapper(for: schema)
+    /// Builds the client of `mapper` (`makeMapper()` when `nil`); `refreshTokenKeeper` keeps its
+    /// OAuth 2.0 refresh token in place of the schema's `tokenStore`.
+    func makeClient(mapper: Mapper? = nil, refreshTokenKeeper: (any RefreshTokenKeeper)? = nil) throws -> RestClient {
+        let mapper = try mapper ?? makeMapper()
         var configuration = ClientConfiguration(schema: mapper.schema)
+        configuration.refreshTokenKeeper = refreshTokenKeeper
         if let baseURL { configuration.baseURL = baseURL }
         if let maxBody {
             guard maxBody > 0 else { throw ValidationError("--max-body must be a positive number of bytes") }

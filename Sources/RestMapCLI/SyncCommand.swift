@@ -10,7 +10,7 @@ import RestMapSync
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Keep a SQLite store in step with a service: incremental, fanned out over parents, resumable.",
+        abstract: "Keep a store in step with a service: incremental, fanned out over parents, resumable.",
         discussion: """
             Runs the schema's sync: resources (Docs/Sync.md), parents first. Each page is saved with the state \
             that follows it in one transaction: kill it at any moment and run it again, and it goes on where it \
@@ -34,14 +34,17 @@ struct SyncOptionsGroup: ParsableArguments {
         + "Default: $RESTMAP_DATABASE_URL.", valueName: "file-or-url"))
     var db: String?
 
-    func synchronizer(reading: Bool = false) async throws -> Synchronizer {
+    /// The synchronizer of the store (`reading`: opened for reading only); `tokenInStore` keeps
+    /// the OAuth 2.0 refresh token in the store (`StoreTokenKeeper`).
+    func synchronizer(reading: Bool = false, tokenInStore: Bool = false) async throws -> Synchronizer {
         let database = try StoreDatabase.named(db)
-        let client = try self.client.makeClient()
+        let mapper = try client.makeMapper()
+        let store = try await StoreFailure.report { try await RecordStore.open(database, mapper: mapper, readOnly: reading) }
         do {
-            let store = try await StoreFailure.report { try await RecordStore.open(database, mapper: client.mapper, readOnly: reading) }
-            return Synchronizer(client: client, store: store)
+            let keeper = tokenInStore ? StoreTokenKeeper(store: store) : nil
+            return Synchronizer(client: try client.makeClient(mapper: mapper, refreshTokenKeeper: keeper), store: store)
         } catch {
-            await client.shutdown()   // the client must be shut down before it goes
+            try? store.close()
             throw error
         }
     }
@@ -68,6 +71,11 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Parents of one resource synced at once (1-64).", valueName: "count"))
     var concurrency = 1
 
+    @Flag(name: .customLong("token-in-store"), help: ArgumentHelp(
+        "Keep the OAuth 2.0 refresh token in the store (--db) instead of the schema's tokenStore file, refreshed under "
+        + "the store's lock: for syncs on several machines into one PostgreSQL store (Docs/Sync.md)."))
+    var tokenInStore = false
+
     @Option(name: .long, help: "Output at the end: text (one line per resource) or json (a machine-readable summary).")
     var format: SummaryFormat = .text
 
@@ -84,7 +92,7 @@ struct SyncRunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let synchronizer = try await options.synchronizer()
+        let synchronizer = try await options.synchronizer(tokenInStore: tokenInStore)
         var reports: [SyncResourceReport] = []
         var failure: (any Error)?
         var progress = SyncProgress(live: isatty(STDERR_FILENO) == 1)

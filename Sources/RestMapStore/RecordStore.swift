@@ -166,14 +166,11 @@ public final class RecordStore: Sendable {
 
     // MARK: Locks
 
-    /// Runs `body` holding the store's lock `name`, which one holder at a time has among every
-    /// task and process using the store: on PostgreSQL a session advisory lock (so on every
-    /// machine), beside a SQLite file a lock on one byte of `<file>-locks`. While another holder
-    /// has it, this waits (calling `whenBusy` once) until it is released; a holder that dies
-    /// releases it. `restmap sync` holds `sync/<resource>/<parent>` for each (resource, parent) run.
+    /// Runs `body` holding the store's lock `name` (see `lock(_:whenBusy:)`), and releases it
+    /// however `body` ends. `restmap sync` holds `sync/<resource>/<parent>` for each
+    /// (resource, parent) run.
     public func withLock<T>(_ name: String, whenBusy: () -> Void = {}, _ body: () async throws -> T) async throws -> T {
-        try refuseWriting("take the lock '\(name)'")
-        let lock = try await engine.lock(name, whenBusy: whenBusy)
+        let lock = try await lock(name, whenBusy: whenBusy)
         do {
             let result = try await body()
             await lock.release()
@@ -182,6 +179,16 @@ public final class RecordStore: Sendable {
             await lock.release()
             throw error
         }
+    }
+
+    /// Takes the store's lock `name`, which one holder at a time has among every task and process
+    /// using the store: on PostgreSQL a session advisory lock (so on every machine), beside a
+    /// SQLite file a lock on one byte of `<file>-locks`. While another holder has it, this waits
+    /// (calling `whenBusy` once) until it is released; a holder that dies releases it.
+    /// Prefer `withLock`, which cannot forget to release.
+    public func lock(_ name: String, whenBusy: () -> Void = {}) async throws -> StoreLock {
+        try refuseWriting("take the lock '\(name)'")
+        return StoreLock(held: try await engine.lock(name, whenBusy: whenBusy))
     }
 
     // MARK: Checkpoints

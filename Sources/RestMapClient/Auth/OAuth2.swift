@@ -37,8 +37,10 @@ final class OAuth2Session: Sendable {
     let tokenURL: String
     let clientID: String
     let clientSecret: String?
-    let store: TokenStore?
-    /// The refresh token to use next when there is no store (the initial one, then each rotated one).
+    /// Where the latest refresh token is kept: `ClientConfiguration.refreshTokenKeeper`, else the
+    /// schema's `tokenStore` file; `nil`: only in memory.
+    let keeper: (any RefreshTokenKeeper)?
+    /// The refresh token to use next when there is no keeper (the initial one, then each rotated one).
     let refreshToken: Mutex<String?>
     let tokens = OAuth2Tokens()
 
@@ -48,15 +50,15 @@ final class OAuth2Session: Sendable {
         guard Origin(tokenURL) != nil else { throw .invalidRequest("the OAuth 2.0 tokenURL '\(tokenURL)' is not an absolute http(s) URL") }
         clientID = try Credentials.read(settings.clientID, configuration)
         clientSecret = try settings.clientSecret.map { secret throws(ClientError) in try Credentials.read(secret, configuration) }
-        store = settings.tokenStore.map { path in
+        keeper = configuration.refreshTokenKeeper ?? settings.tokenStore.map { path in
             TokenStore(path: path.hasPrefix("/") ? path : URL(fileURLWithPath: configuration.secretsDirectory ?? ".")
                 .appendingPathComponent(path).path)
         }
-        // With a store the initial token may be absent (the store has one) or read only when the store is empty.
+        // With a keeper the initial token may be absent (the keeper has one) or read only when the keeper is empty.
         let initial: String?
         if let secret = settings.refreshToken {
             do { initial = try Credentials.read(secret, configuration) } catch {
-                guard store != nil else { throw error }
+                guard keeper != nil else { throw error }
                 initial = nil
             }
         } else {
@@ -102,19 +104,31 @@ actor OAuth2Tokens {
 /// `{"refresh_token": "…"}`. Writes are atomic and durable: a temporary file in the same folder,
 /// fsync, rename over the store, fsync of the folder. Processes sharing it take an exclusive
 /// `flock` on `<store>.lock` around reading it, refreshing and writing the rotated token.
-struct TokenStore: Sendable {
+struct TokenStore: RefreshTokenKeeper {
     let path: String
 
     var lockPath: String { path + ".lock" }
 
+    var location: String { "the token store \(path)" }
+
     /// An exclusive lock on the store, held until `release`.
-    final class Lock: Sendable {
+    final class Lock: RefreshTokenLease {
+        let store: TokenStore
         let descriptor: Int32
-        init(descriptor: Int32) { self.descriptor = descriptor }
-        func release() {
+        init(store: TokenStore, descriptor: Int32) {
+            self.store = store
+            self.descriptor = descriptor
+        }
+        func storedToken() async throws -> String? { try store.read() }
+        func keep(_ token: String) async throws { try store.save(token) }
+        func release() async {
             _ = flock(descriptor, LOCK_UN)
             close(descriptor)
         }
+    }
+
+    func lock(tokenURL: String, clientID: String) async throws -> any RefreshTokenLease {
+        try await lock()
     }
 
     /// Takes the lock, waiting for another process that holds it (off the concurrency pool).
@@ -134,7 +148,7 @@ struct TokenStore: Sendable {
                     continuation.resume(returning: .failure(.invalidRequest("cannot lock the token store \(path): \(text)")))
                     return
                 }
-                continuation.resume(returning: .success(Lock(descriptor: descriptor)))
+                continuation.resume(returning: .success(Lock(store: self, descriptor: descriptor)))
             }
         }
         return try result.get()
@@ -208,28 +222,45 @@ extension RestClient {
         return (second.0, first.1 + second.1)
     }
 
-    /// One request to the token endpoint. With a refresh token and a store, under the store's
-    /// lock: the stored token (newer than the configured one) is used, and a rotated one is
-    /// written durably before the lock is released and before the access token is used.
+    /// One request to the token endpoint. With a refresh token and a keeper, under the keeper's
+    /// lock: the kept token (newer than the configured one) is used, and a rotated one is kept
+    /// durably before the lock is released and before the access token is used.
     func obtainToken(_ oauth2: OAuth2Session) async throws(ClientError) -> OAuth2Token {
+        guard oauth2.settings.grant == .refreshToken, let keeper = oauth2.keeper else { return try await requestToken(oauth2, lease: nil) }
+        let lease = try await Self.keeping(keeper) { try await keeper.lock(tokenURL: oauth2.tokenURL, clientID: oauth2.clientID) }
+        do {
+            let token = try await requestToken(oauth2, lease: (lease, keeper))
+            await lease.release()
+            return token
+        } catch {
+            await lease.release()
+            throw error
+        }
+    }
+
+    /// What a keeper did, with its failures as client errors that say where the token is kept.
+    static func keeping<T>(_ keeper: any RefreshTokenKeeper, _ body: () async throws -> T) async throws(ClientError) -> T {
+        do { return try await body() } catch let error as ClientError { throw error } catch {
+            throw .invalidRequest("\(keeper.location): \(error)")
+        }
+    }
+
+    /// The request to the token endpoint, holding a keeper's lease if there is one.
+    private func requestToken(_ oauth2: OAuth2Session, lease held: (lease: any RefreshTokenLease, keeper: any RefreshTokenKeeper)?)
+        async throws(ClientError) -> OAuth2Token {
         let settings = oauth2.settings
         var form: [(String, String)]
-        var lock: TokenStore.Lock?
-        defer { lock?.release() }
         var used: String?
         switch settings.grant {
         case .clientCredentials:
             form = [("grant_type", "client_credentials")]
         case .refreshToken:
-            if let store = oauth2.store {
-                lock = try await store.lock()
-                if let stored = try store.read() {
-                    redact.register([stored])
-                    oauth2.refreshToken.withLock { $0 = stored }
-                }
+            if let held, let stored = try await Self.keeping(held.keeper, { try await held.lease.storedToken() }) {
+                redact.register([stored])
+                oauth2.refreshToken.withLock { $0 = stored }
             }
             guard let refresh = oauth2.refreshToken.withLock({ $0 }) else {
-                throw .invalidRequest("no OAuth 2.0 refresh token: the token store \(oauth2.store?.path ?? "") is empty and refreshToken is not set")
+                throw .invalidRequest("no OAuth 2.0 refresh token: \(held?.keeper.location ?? "the token store") is empty and refreshToken is not set")
             }
             used = refresh
             form = [("grant_type", "refresh_token"), ("refresh_token", refresh)]
@@ -271,9 +302,9 @@ extension RestClient {
         if let rotated = object["refresh_token"] as? String, !rotated.isEmpty, rotated != used {
             redact.register([rotated])
             // Durable before it is used or the lock is released: a crash from here on finds it.
-            try oauth2.store?.save(rotated)
+            if let held { try await Self.keeping(held.keeper) { try await held.lease.keep(rotated) } }
             oauth2.refreshToken.withLock { $0 = rotated }
-            logger.info("the OAuth 2.0 refresh token was rotated\(oauth2.store.map { "; stored in \($0.path)" } ?? "")")
+            logger.info("the OAuth 2.0 refresh token was rotated\(held.map { "; kept in \($0.keeper.location)" } ?? "")")
         }
         logger.debug("obtained an OAuth 2.0 access token from \(url)\(expiresIn.map { " (expires in \($0) s)" } ?? "")")
         return OAuth2Token(access: access, expiresIn: expiresIn)

@@ -40,6 +40,9 @@ public struct ClientConfiguration: Sendable {
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The folder relative secret files and the OAuth 2.0 token store are found in (the schema's folder).
     public var secretsDirectory: String?
+    /// Where the latest OAuth 2.0 refresh token is kept and refreshed under a lock, in place of the
+    /// schema's `tokenStore` file (see `RefreshTokenKeeper`).
+    public var refreshTokenKeeper: (any RefreshTokenKeeper)?
     /// A budget every request of the client shares (`client: { rateLimit: … }`); `nil` = none.
     public var requestBudget: RequestBudget?
     /// Hold requests while the server says its rate limit is used up (`X-RateLimit-Remaining`,

@@ -3,6 +3,16 @@ import Foundation
 import Glibc
 #endif
 
+/// A named lock of a store, held until `release()` (`RecordStore.lock(_:whenBusy:)`).
+public struct StoreLock: Sendable {
+    let held: any HeldStoreLock
+
+    /// Gives the lock up; another holder waiting for it then has it.
+    public func release() async {
+        await held.release()
+    }
+}
+
 /// A named lock an engine holds for `RecordStore.withLock` until it is released.
 package protocol HeldStoreLock: Sendable {
     /// Gives the lock up; a holder that dies gives it up too (its connection or file closes).
