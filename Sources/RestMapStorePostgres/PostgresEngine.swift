@@ -59,9 +59,18 @@ final class PostgresEngine: StoreEngine {
         connectEntities = connected
     }
 
-    /// Opens the store in `namespace` at `location`: creates or migrates it (`readOnly` false),
-    /// or checks that it can be read as it is.
-    static func open(_ location: PostgresLocation, model: StoreModel, namespace: String, rebuild: Bool, readOnly: Bool) async throws -> PostgresEngine {
+    /// How `open` finds the store's namespace.
+    enum Opening {
+        /// Created, or migrated (destructive changes refused unless `rebuild`).
+        case writing(rebuild: Bool)
+        /// Checked, as it is, for reading.
+        case reading
+        /// Created empty, whatever it held (a seed's namespace).
+        case empty
+    }
+
+    /// Opens the store in `namespace` at `location`.
+    static func open(_ location: PostgresLocation, model: StoreModel, namespace: String, _ opening: Opening) async throws -> PostgresEngine {
         var logger = Logger(label: "RestMapStorePostgres")
         logger.logLevel = .critical
         do {
@@ -72,7 +81,11 @@ final class PostgresEngine: StoreEngine {
         }
         let engine = try PostgresEngine(location: location, model: model, namespace: namespace)
         do {
-            if readOnly { try await engine.checkForReading() } else { try await engine.prepare(rebuild: rebuild) }
+            switch opening {
+            case .writing(let rebuild): try await engine.prepare(rebuild: rebuild)
+            case .reading: try await engine.checkForReading()
+            case .empty: try await engine.prepare(rebuild: true, dropping: true)
+            }
         } catch {
             engine.running.cancel()
             throw error

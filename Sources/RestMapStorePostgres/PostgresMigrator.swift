@@ -7,11 +7,13 @@ import RestMapStore
 /// destructive ones refused unless rebuilding. Runs under the store's advisory lock, so that
 /// processes opening the store at once migrate it once.
 extension PostgresEngine {
-    func prepare(rebuild: Bool) async throws {
+    /// Creates or migrates the store; `dropping` first drops whatever the namespace held.
+    func prepare(rebuild: Bool, dropping: Bool = false) async throws {
         let origin = model.origin
         let lock = migrationLock
         try await transaction { [self] connection in
             try await connection.run("SELECT pg_advisory_xact_lock($1)", { var b = PostgresBindings(); b.append(lock); return b }(), logger: logger)
+            if dropping { try await connection.run("DROP SCHEMA IF EXISTS \(names.namespace) CASCADE", logger: logger) }
             try await connection.run("CREATE SCHEMA IF NOT EXISTS \(names.namespace)", logger: logger)
             if let stored = try await storedOrigin(connection, advice: "run with --rebuild to rebuild it") {
                 let changes = origin.layout.changes(from: stored.layout)

@@ -15,8 +15,7 @@ extension RecordStore {
     public static func open(postgres url: String, mapper: Mapper, namespace: String? = nil, rebuild: Bool = false) async throws -> RecordStore {
         let model = try StoreModel(mapper: mapper)
         let location = try PostgresLocation(url: url)
-        let engine = try await PostgresEngine.open(location, model: model, namespace: namespace ?? Self.namespace(of: mapper),
-                                                   rebuild: rebuild, readOnly: false)
+        let engine = try await PostgresEngine.open(location, model: model, namespace: namespace ?? Self.namespace(of: mapper), .writing(rebuild: rebuild))
         return RecordStore(engine: engine, model: model, isReadOnly: false)
     }
 
@@ -25,8 +24,7 @@ extension RecordStore {
     public static func open(readingPostgres url: String, mapper: Mapper, namespace: String? = nil) async throws -> RecordStore {
         let model = try StoreModel(mapper: mapper)
         let location = try PostgresLocation(url: url)
-        let engine = try await PostgresEngine.open(location, model: model, namespace: namespace ?? Self.namespace(of: mapper),
-                                                   rebuild: false, readOnly: true)
+        let engine = try await PostgresEngine.open(location, model: model, namespace: namespace ?? Self.namespace(of: mapper), .reading)
         return RecordStore(engine: engine, model: model, isReadOnly: true)
     }
 
@@ -53,11 +51,11 @@ extension RecordStore {
                             _ build: (RecordStore) async throws -> Void) async throws {
         let target = namespace ?? Self.namespace(of: mapper)
         let building = "\(target).seeding-\(ProcessInfo.processInfo.processIdentifier)"
-        let store = try await open(postgres: url, mapper: mapper, namespace: building, rebuild: true)
-        guard let engine = store.engine as? PostgresEngine else { throw StoreError("\(store.path): not a PostgreSQL store") }
+        // Empty even when an earlier seed that failed left this namespace behind.
+        let model = try StoreModel(mapper: mapper)
+        let engine = try await PostgresEngine.open(try PostgresLocation(url: url), model: model, namespace: building, .empty)
+        let store = RecordStore(engine: engine, model: model, isReadOnly: false)
         do {
-            try await engine.dropNamespace()   // a leftover of an earlier seed that failed
-            try await engine.prepare(rebuild: true)
             try await build(store)
             try await engine.rename(to: target)
         } catch {
