@@ -219,14 +219,14 @@ extension PostgresConnection {
         return rows
     }
 
-    /// Runs SQL that returns nothing. Without bindings, it may be several statements, each
-    /// ending its line with `;` (they run one by one: a prepared statement holds one).
+    /// Runs one SQL statement and ignores what it returns.
     func run(_ sql: String, _ binds: PostgresBindings = PostgresBindings(), logger: Logger) async throws {
-        let statements = binds.count == 0 ? sql.components(separatedBy: ";\n") : [sql]
-        for statement in statements where !statement.allSatisfy(\.isWhitespace) {
-            let sequence = try await query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger)
-            for try await _ in sequence {}
-        }
+        for try await _ in try await query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {}
+    }
+
+    /// Runs statements one by one (a prepared statement holds one).
+    func run(statements: [String], logger: Logger) async throws {
+        for statement in statements { try await run(statement, logger: logger) }
     }
 }
 

@@ -82,12 +82,12 @@ extension PostgresEngine {
     // MARK: Creating
 
     private func create(_ layout: StoreLayout, _ connection: PostgresConnection) async throws {
-        try await connection.run("""
-            CREATE TABLE \(names.table(StoreSQL.schemaTable)) (key text PRIMARY KEY, value text NOT NULL);
-            CREATE TABLE \(names.table(StoreSQL.pathsTable)) (path text PRIMARY KEY, generation bigint NOT NULL, roots text NOT NULL);
-            CREATE SEQUENCE \(names.table("rm_paths_generation"));
-            CREATE TABLE \(names.table("rm_checkpoints")) (key text PRIMARY KEY, value text NOT NULL);
-            """, logger: logger)
+        try await connection.run(statements: [
+            "CREATE TABLE \(names.table(StoreSQL.schemaTable)) (key text PRIMARY KEY, value text NOT NULL)",
+            "CREATE TABLE \(names.table(StoreSQL.pathsTable)) (path text PRIMARY KEY, generation bigint NOT NULL, roots text NOT NULL)",
+            "CREATE SEQUENCE \(names.table("rm_paths_generation"))",
+            "CREATE TABLE \(names.table("rm_checkpoints")) (key text PRIMARY KEY, value text NOT NULL)",
+        ], logger: logger)
         for table in layout.tables { try await createTable(table, connection) }
         for table in layout.tables { try await createLinksAndSearch(table, connection) }
     }
@@ -116,22 +116,21 @@ extension PostgresEngine {
         let q = PostgresNames.quote
         let rowID = q(StoreSQL.rowID)
         if link.isColumn {
-            try await connection.run("""
-                ALTER TABLE \(names.table(entity)) ADD FOREIGN KEY (\(q(link.name))) REFERENCES \(names.table(link.targets[0])) (\(rowID)) ON DELETE SET NULL;
-                CREATE INDEX \(q("\(entity).\(link.name).fk")) ON \(names.table(entity)) (\(q(link.name)));
-                """, logger: logger)
+            try await connection.run(statements: [
+                "ALTER TABLE \(names.table(entity)) ADD FOREIGN KEY (\(q(link.name))) REFERENCES \(names.table(link.targets[0])) (\(rowID)) ON DELETE SET NULL",
+                "CREATE INDEX \(q("\(entity).\(link.name).fk")) ON \(names.table(entity)) (\(q(link.name)))",
+            ], logger: logger)
             return
         }
         let join = names.joinTable(entity, link.name)
         let target = link.isPolymorphic
             ? "target bigint NOT NULL, \"targetEntity\" text NOT NULL"
             : "target bigint NOT NULL REFERENCES \(names.table(link.targets.first ?? entity)) (\(rowID)) ON DELETE CASCADE"
-        try await connection.run("""
-            CREATE TABLE \(join) (source bigint NOT NULL REFERENCES \(names.table(entity)) (\(rowID)) ON DELETE CASCADE,
-                \(target), position bigint NOT NULL);
-            CREATE INDEX \(q("\(entity).\(link.name).source")) ON \(join) (source, position);
-            CREATE INDEX \(q("\(entity).\(link.name).target")) ON \(join) (target);
-            """, logger: logger)
+        try await connection.run(statements: [
+            "CREATE TABLE \(join) (source bigint NOT NULL REFERENCES \(names.table(entity)) (\(rowID)) ON DELETE CASCADE, \(target), position bigint NOT NULL)",
+            "CREATE INDEX \(q("\(entity).\(link.name).source")) ON \(join) (source, position)",
+            "CREATE INDEX \(q("\(entity).\(link.name).target")) ON \(join) (target)",
+        ], logger: logger)
     }
 
     /// The generated `tsvector` column of the search attributes, with its GIN index.
@@ -140,10 +139,10 @@ extension PostgresEngine {
         let columns = table.search.compactMap { name in table.columns.first { $0.name == name } }
             .map { (name: $0.name, kind: PostgresColumn.Kind(type: $0.type)) }
             .filter { $0.kind != .date }   // a date's text depends on the session's time zone: not indexable
-        try await connection.run("""
-            ALTER TABLE \(names.table(table.entity)) ADD COLUMN rm_search tsvector GENERATED ALWAYS AS (\(PostgresSearch.document(columns))) STORED;
-            CREATE INDEX \(PostgresNames.quote("\(table.entity).search")) ON \(names.table(table.entity)) USING gin (rm_search);
-            """, logger: logger)
+        try await connection.run(statements: [
+            "ALTER TABLE \(names.table(table.entity)) ADD COLUMN rm_search tsvector GENERATED ALWAYS AS (\(PostgresSearch.document(columns))) STORED",
+            "CREATE INDEX \(PostgresNames.quote("\(table.entity).search")) ON \(names.table(table.entity)) USING gin (rm_search)",
+        ], logger: logger)
     }
 
     // MARK: Migrating
