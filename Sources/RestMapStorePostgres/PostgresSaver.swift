@@ -83,13 +83,12 @@ struct PostgresSaver {
         // 2. Nested relationships: foreign keys step 1 could not write, and join rows.
         for entity in model.saveOrder {
             guard let group = byEntity[entity], let table = model.layout.table(entity) else { continue }
+            let relinked = try await writeUnwrittenLinks(group, table: table, saved: saved)
             for record in group {
-                guard let row = saved[record.resultIndex], row.outcome != .skipped, !row.unwrittenLinks.isEmpty else { continue }
-                if try await writeLinks(record, row: row, table: table, saved: saved), row.outcome == .unchanged {
-                    summary.unchanged -= 1
-                    summary.updated += 1
-                    touched.insert(entity)
-                }
+                guard let row = saved[record.resultIndex], row.outcome == .unchanged, relinked.contains(row.rowID) else { continue }
+                summary.unchanged -= 1
+                summary.updated += 1
+                touched.insert(entity)
             }
             let union = model.unionRelationships[entity] ?? []
             for link in table.links where !link.isColumn && link.connections.isEmpty {
@@ -176,6 +175,15 @@ struct PostgresSaver {
             unwritten.append(missing)
         }
         var result = [Saved?](repeating: nil, count: records.count)
+        /// Records without an identity (or with a null one) are inserted, never matched.
+        func insertAll(_ positions: [Int], _ slots: [Int]) async throws {
+            for start in stride(from: 0, to: positions.count, by: Self.batchSize) {
+                let batch = Array(positions[start..<min(start + Self.batchSize, positions.count)])
+                for (position, rowID) in zip(batch, try await insert(table, slots, kinds, batch.map { values[$0] })) {
+                    result[position] = Saved(rowID: rowID, outcome: .inserted, unwrittenLinks: [])
+                }
+            }
+        }
         // Records by the columns they have values for; identified ones in rounds of distinct identities.
         var groups: [[Bool]: [Int]] = [:]
         for (position, row) in values.enumerated() { groups[row.map { $0 != nil }, default: []].append(position) }
@@ -194,9 +202,9 @@ struct PostgresSaver {
                     if rounds.count <= round { rounds.append([]) }
                     rounds[round].append(position)
                 }
-                for position in anonymous { result[position] = Saved(rowID: try await insert(table, slots, kinds, values[position]), outcome: .inserted, unwrittenLinks: []) }
+                try await insertAll(anonymous, slots)
             } else {
-                for position in positions { result[position] = Saved(rowID: try await insert(table, slots, kinds, values[position]), outcome: .inserted, unwrittenLinks: []) }
+                try await insertAll(positions, slots)
             }
             for round in rounds {
                 for start in stride(from: 0, to: round.count, by: Self.batchSize) {
@@ -294,18 +302,24 @@ struct PostgresSaver {
         return result
     }
 
-    /// Inserts one record that has no identity; its row id.
-    private func insert(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ row: [Value?]) async throws -> Int64 {
+    /// Inserts records that have no identity, all with values for the same `slots`; their row
+    /// ids, in order. The ids are drawn from the table's sequence first, so that one statement
+    /// inserts every row with its id (an `INSERT … RETURNING` does not say which row is which).
+    private func insert(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ rows: [[Value?]]) async throws -> [Int64] {
+        let name = names.table(table.entity)
+        var request = binds(name)
+        request.append(Int64(rows.count))
+        let rowIDs = try await connection.rows("SELECT nextval(pg_get_serial_sequence($1, '\(StoreSQL.rowID)'))::text FROM generate_series(1, $2::bigint)",
+                                               request, logger: logger).compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } }
+        guard rowIDs.count == rows.count else { throw StoreError("\(table.entity): the row ids of an insert could not be drawn") }
         let columns = columnNames(table)
-        let (json, recordset) = document([row], slots, kinds)
-        let sql = slots.isEmpty
-            ? "INSERT INTO \(names.table(table.entity)) DEFAULT VALUES RETURNING \(q(StoreSQL.rowID))::text"
-            : "INSERT INTO \(names.table(table.entity)) (\(slots.map { columns[$0] }.joined(separator: ", "))) "
-                + "SELECT \(slots.map { kinds[$0].fromInput("x.c\($0)") }.joined(separator: ", ")) "
-                + "FROM json_to_recordset($1::json) AS x(\(recordset)) RETURNING \(q(StoreSQL.rowID))::text"
-        let rows = try await connection.rows(sql, slots.isEmpty ? PostgresBindings() : binds(json), logger: logger)
-        guard let rowID = firstValue(rows).flatMap({ Int64($0) }) else { throw StoreError("\(table.entity): an insert returned no row id") }
-        return rowID
+        let (json, recordset) = document(rows, slots, kinds)
+        var insert = binds(json)
+        insert.append(rowIDs)
+        try await connection.run("INSERT INTO \(name) (\(([q(StoreSQL.rowID)] + slots.map { columns[$0] }).joined(separator: ", "))) "
+            + "SELECT \((["($2::bigint[])[x.p + 1]"] + slots.map { kinds[$0].fromInput("x.c\($0)") }).joined(separator: ", ")) "
+            + "FROM json_to_recordset($1::json) AS x(\(recordset)) ORDER BY x.p", insert, logger: logger)
+        return rowIDs
     }
 
     /// Deletes the stored records the tombstones name; how many there were.
@@ -330,16 +344,37 @@ struct PostgresSaver {
 
     // MARK: Relationships
 
-    /// Writes the foreign keys step 1 could not; `true` when one changed.
-    private func writeLinks(_ record: Record, row: Saved, table: StoreLayout.Table, saved: [Saved?]) async throws -> Bool {
-        var changed = false
-        for name in row.unwrittenLinks {
-            let target = record[name].records.first.flatMap { saved[$0.resultIndex]?.rowID }
-            var binds = PostgresBindings()
-            binds.append(target)
-            binds.append(row.rowID)
-            changed = try await count("UPDATE \(names.table(table.entity)) SET \(q(name)) = $1 WHERE \(q(StoreSQL.rowID)) = $2 "
-                + "AND \(q(name)) IS DISTINCT FROM $1", binds) > 0 || changed
+    /// Writes the foreign keys step 1 could not (their target was saved after the record), one
+    /// statement per relationship; the row ids where one changed. A row that several records
+    /// name gets the last one's target.
+    private func writeUnwrittenLinks(_ records: [Record], table: StoreLayout.Table, saved: [Saved?]) async throws -> Set<Int64> {
+        var changed = Set<Int64>()
+        for link in table.links where link.isColumn {
+            var targets: [Int64: Int64?] = [:]
+            var rowIDs: [Int64] = []
+            for record in records {
+                guard let row = saved[record.resultIndex], row.outcome != .skipped, row.unwrittenLinks.contains(link.name) else { continue }
+                if targets[row.rowID] == nil { rowIDs.append(row.rowID) }
+                targets[row.rowID] = .some(record[link.name].records.first.flatMap { saved[$0.resultIndex]?.rowID })
+            }
+            guard !rowIDs.isEmpty else { continue }
+            var writer = JSONWriter()
+            writer.beginArray()
+            for rowID in rowIDs.sorted() {
+                writer.beginObject()
+                writer.key("id")
+                writer.integer(rowID)
+                writer.key("target")
+                if let target = targets[rowID] ?? nil { writer.integer(target) } else { writer.null() }
+                writer.endObject()
+            }
+            writer.endArray()
+            let column = q(link.name)
+            let rows = try await connection.rows("UPDATE \(names.table(table.entity)) AS t SET \(column) = v.target "
+                + "FROM json_to_recordset($1::json) AS v(id bigint, target bigint) "
+                + "WHERE t.\(q(StoreSQL.rowID)) = v.id AND t.\(column) IS DISTINCT FROM v.target RETURNING t.\(q(StoreSQL.rowID))::text",
+                binds(writer.string), logger: logger)
+            changed.formUnion(rows.compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } })
         }
         return changed
     }

@@ -352,6 +352,46 @@ func account(_ bank: String, _ number: Int64, balance: String = "10.50", version
         try store.close()
     }
 
+    @Test(arguments: Engine.allCases) func recordsWithoutIdentityAndLinksToRecordsSavedAfterThemAreWrittenInBatches(_ engine: Engine) async throws {
+        let (store, db) = try await engine.newStore(try StoreFixture.mapper(yaml: """
+            restmap: 1
+            name: staff
+            entities:
+              Person:
+                identifiedBy: id
+                attributes: { id: { from: id, type: integer } }
+                relationships: { manager: { from: manager, entity: Person } }
+              Remark:
+                attributes: { text: text }
+                relationships: { about: { from: about, entity: Person } }
+            responses:
+              - { path: /people, entity: Person }
+              - { path: /remarks, entity: Remark }
+            """), name: "staff")
+        func managers() async throws -> [String] {
+            try await store.records(StoreQuery(entity: "Person", order: [("id", true)]))
+                .map { "\($0.id.int ?? 0)>\($0.manager.record.flatMap { $0.id.int }.map(String.init) ?? "-")" }
+        }
+        // Each person's manager comes later in the body: its row does not exist when the person's is written.
+        let people = #"[{"id": 1, "manager": {"id": 2}}, {"id": 2, "manager": {"id": 3}}, {"id": 3}]"#
+        #expect(try await StoreFixture.save(store, path: "/people", body: people).inserted == 3)
+        #expect(try await managers() == ["1>2", "2>3", "3>-"])
+        let same = try await StoreFixture.save(store, path: "/people", body: people)
+        #expect(same.description == "inserted 0, updated 0, unchanged 3, deleted 0 orphans, skipped 0 not newer")
+        let moved = try await StoreFixture.save(store, path: "/people", body: #"[{"id": 1, "manager": {"id": 3}}, {"id": 3}]"#)
+        #expect(moved.description == "inserted 0, updated 1, unchanged 1, deleted 0 orphans, skipped 0 not newer")
+        #expect(try await managers() == ["1>3", "2>3", "3>-"])
+
+        // Records without identification are inserted every time, each with its own values, in order.
+        let remarks = (1...7).map { #"{"text": "remark \#($0)", "about": {"id": \#($0 % 3 + 1)}}"# }
+        #expect(try await StoreFixture.save(store, path: "/remarks", body: "[" + remarks.joined(separator: ",") + "]").inserted == 7)
+        #expect(try await StoreFixture.save(store, path: "/remarks", body: #"[{"text": "again"}, {"about": {"id": 1}}]"#).inserted == 2)
+        let text = engine == .sqlite ? "r.text" : "r.text #>> '{}'"   // an `any` column: jsonb in PostgreSQL
+        let rows = try engine.sql(db, #"SELECT \#(text), p.id FROM "Remark" r LEFT JOIN "Person" p ON p.rm_id = r.about ORDER BY r.rm_id"#, namespace: "staff")
+        #expect(rows == (1...7).map { "remark \($0)|\($0 % 3 + 1)" } + ["again|", "|1"])
+        try store.close()
+    }
+
     @Test(arguments: Engine.allCases) func theStoreRemembersWhatEachGetPathReturned(_ engine: Engine) async throws {
         let (store, _) = try await openBank(engine)
         try await StoreFixture.save(store, path: "/banks/x/accounts", body: "[" + account("x", 2) + "," + account("x", 1) + "]")
