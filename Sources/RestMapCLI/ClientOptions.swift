@@ -34,7 +34,6 @@ struct ClientOptions: ParsableArguments {
 
     @OptionGroup var plugins: PluginOptions
 
-    /// Starts logging (RESTMAP_LOG, `--verbose`), loads the schema and builds the client.
     /// Starts logging (RESTMAP_LOG, `--verbose`) and loads the schema's mapper.
     func makeMapper() throws -> Mapper {
         var problems: [String] = []

@@ -95,7 +95,7 @@ final class PostgresEngine: StoreEngine {
 
     /// A stable 64-bit key of a text, for advisory locks and the channel name.
     static func key(_ parts: String...) -> Int64 {
-        Int64(bitPattern: StoreLockWaiting.stableHash("restmap/" + parts.joined(separator: "/")))
+        Int64(bitPattern: StoreLocking.stableHash("restmap/" + parts.joined(separator: "/")))
     }
 
     /// A named lock: a session advisory lock, held by a connection of its own (so that it is
@@ -109,7 +109,7 @@ final class PostgresEngine: StoreEngine {
         }
         let key = String(Self.key(namespace, "lock", name))
         do {
-            return try await StoreLockWaiting.poll(whenBusy: whenBusy) {
+            return try await StoreLocking.poll(whenBusy: whenBusy) {
                 let rows = try await connection.rows("SELECT pg_try_advisory_lock($1::bigint)::text", binds(key), logger: logger)
                 return firstValue(rows) == "true" ? AdvisoryLock(connection: connection) : nil
             }

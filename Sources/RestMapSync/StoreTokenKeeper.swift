@@ -5,7 +5,7 @@ import RestMapStore
 /// writing one PostgreSQL store share the latest one (`restmap sync --token-in-store`).
 ///
 /// The token is the checkpoint `oauth2/<token URL>#<hash of the client id>`, read, refreshed and
-/// replaced under the store's lock of the same name (`RecordStore.withLock`); it is written in a
+/// replaced under the store's lock of the same name (`RecordStore.lock`); it is written in a
 /// transaction of its own, committed before the new access token is used. Whoever may read the
 /// store's `rm_checkpoints` table may read the token: grant that table to the syncing role alone.
 public struct StoreTokenKeeper: RefreshTokenKeeper {
@@ -18,7 +18,7 @@ public struct StoreTokenKeeper: RefreshTokenKeeper {
     public var location: String { "the store \(store.path)" }
 
     public func lock(tokenURL: String, clientID: String) async throws -> any RefreshTokenLease {
-        let key = "oauth2/\(tokenURL)#\(String(StoreLockWaiting.stableHash(clientID), radix: 16))"
+        let key = "oauth2/\(tokenURL)#\(String(StoreLocking.stableHash(clientID), radix: 16))"
         return Lease(store: store, key: key, lock: try await store.lock(key))
     }
 

@@ -19,10 +19,11 @@ package protocol HeldStoreLock: Sendable {
     func release() async
 }
 
-/// How an engine waits for a named lock another holder has: it tries again, after a pause that
-/// grows from 10 ms to 250 ms, until it has the lock or the task is cancelled.
-package enum StoreLockWaiting {
-    /// Calls `attempt` until it returns a lock; `whenBusy` once, when the first attempt did not.
+/// What the engines' named locks share: waiting, and the hash that turns a name into a key.
+package enum StoreLocking {
+    /// Waits for a named lock another holder has: calls `attempt` until it returns the lock, again
+    /// after a pause that grows from 10 ms to 250 ms, until it has it or the task is cancelled;
+    /// `whenBusy` once, when the first attempt did not.
     package static func poll(whenBusy: () -> Void, _ attempt: () async throws -> (any HeldStoreLock)?) async throws -> any HeldStoreLock {
         if let lock = try await attempt() { return lock }
         whenBusy()
@@ -62,7 +63,7 @@ struct FileByteLock: HeldStoreLock {
         var range = flock()
         range.l_type = Int16(F_WRLCK)
         range.l_whence = Int16(SEEK_SET)
-        range.l_start = off_t(StoreLockWaiting.stableHash(name) % (1 << 30))
+        range.l_start = off_t(StoreLocking.stableHash(name) % (1 << 30))
         range.l_len = 1
         if fcntl(descriptor, setOpenFileDescriptionLock, &range) == 0 { return FileByteLock(descriptor: descriptor) }
         let failure = errno

@@ -132,7 +132,7 @@ final class SQLiteEngine: StoreEngine {
 
     func lock(_ name: String, whenBusy: () -> Void) async throws -> any HeldStoreLock {
         let file = path + "-locks"
-        return try await StoreLockWaiting.poll(whenBusy: whenBusy) { try FileByteLock.attempt(file, name) }
+        return try await StoreLocking.poll(whenBusy: whenBusy) { try FileByteLock.attempt(file, name) }
     }
 
     func records(_ query: StoreQuery) async throws -> [RestMap.Record] {
