@@ -150,9 +150,11 @@ extension PostgresEngine {
     // MARK: The change feed
 
     /// A feed of the changes to a query's result: the result again after every committed save
-    /// of any process (`NOTIFY` on the store's channel), reported when it changed.
+    /// of any process that touched an entity it is read from (`NOTIFY` on the store's channel,
+    /// naming the entities), reported when it changed.
     func changes(_ query: StoreQuery) -> AsyncThrowingStream<StoreChanges, any Error> {
-        AsyncThrowingStream { continuation in
+        let watched = model.entitiesRead(by: query)
+        return AsyncThrowingStream { continuation in
             let task = Task { [self] in
                 do {
                     try await client.withConnection { connection in
@@ -168,7 +170,10 @@ extension PostgresEngine {
                                 previous = snapshot
                             }
                             try await refresh()
-                            for try await _ in notifications { try await refresh() }
+                            for try await notification in notifications
+                            where !watched.isDisjoint(with: notification.payload.split(separator: ",").map(String.init)) {
+                                try await refresh()
+                            }
                         }
                     }
                     continuation.finish()

@@ -308,18 +308,20 @@ public struct Synchronizer: Sendable {
         guard let resource = schema.sync.first(where: { $0.name == name }) else {
             throw SyncError("no sync resource named '\(name)'; the schema has: \(schema.sync.map(\.name).joined(separator: ", "))")
         }
-        // One parent's state by its exact key (accountID=1 is a prefix of accountID=10), or all of the resource's.
-        let states = try await status().filter { $0.resource == name && (parent == nil || $0.parent == parent) }
-        var parents = states.map(\.parent)
-        if parents.isEmpty, let parent, value != nil { parents = [parent] }
-        let cursorValue = value.map { Self.cursorValue(parsing: $0, like: states.first?.state.highWater) }
+        // One parent's state by its exact key (accountID=1 is a prefix of accountID=10), or all of
+        // the resource's; a state that no longer decodes can be reset too.
+        let exact = parent.map { SyncKey.key(resource: name, parent: $0) }
+        let states = try await store.checkpoints(withPrefix: SyncKey.resourcePrefix(name)).filter { exact == nil || $0.key == exact }
+        var keys = states.map(\.key)
+        if keys.isEmpty, let exact, value != nil { keys = [exact] }
+        let example = states.lazy.compactMap { try? Self.decode($0.value).highWater }.first
+        let cursorValue = value.map { Self.cursorValue(parsing: $0, like: example) }
         var changed = 0
-        for parent in parents {
-            let key = SyncKey.key(resource: name, parent: parent)
+        for key in keys {
             changed += try await store.withLock(key) {
                 guard let cursorValue else { return try await store.removeCheckpoint(forKey: key) }
                 let stored = try await store.checkpoint(forKey: key)
-                var state = try stored.map { try Self.decode($0.value) } ?? SyncState(cursorSignature: SyncState.signature(of: resource.cursor))
+                var state = stored.flatMap { try? Self.decode($0.value) } ?? SyncState(cursorSignature: SyncState.signature(of: resource.cursor))
                 state.highWater = cursorValue
                 state.resume = nil
                 state.runNewest = nil

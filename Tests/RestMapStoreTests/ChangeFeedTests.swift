@@ -66,6 +66,55 @@ import Testing
     }
 }
 
+extension ChangeFeedTests {
+    @Test(arguments: Engine.allCases) func aChangeToARelatedRecordReachesTheFeedAndOtherEntitiesDoNot(_ engine: Engine) async throws {
+        let (store, _) = try await engine.newStore(try StoreFixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              Repository:
+                identifiedBy: id
+                attributes: { id: { from: id, type: integer }, stars: { from: stars, type: integer } }
+                relationships: { owner: { from: owner, entity: Owner } }
+              Owner: { identifiedBy: id, attributes: { id: { from: id, type: integer }, login: login } }
+              Label: { identifiedBy: name, attributes: { name: name } }
+            responses:
+              - { path: /repositories, entity: Repository }
+              - { path: /owners, entity: Owner }
+              - { path: /labels, entity: Label }
+            """), name: "feed")
+        try await StoreFixture.save(store, path: "/repositories", body: #"[{"id": 1, "stars": 1, "owner": {"id": 7, "login": "ann"}}]"#)
+        let feed = store.changes(StoreQuery(entity: "Repository", depth: 1))
+        let elements = try await withThrowingTaskGroup(of: [StoreChanges].self) { group in
+            group.addTask {
+                var iterator = feed.makeAsyncIterator()
+                var elements: [StoreChanges] = []
+                // The owner alone changes; then an entity the query does not read; then the repository.
+                for bodies in [[], [("/owners", #"[{"id": 7, "login": "bea"}]"#)],
+                               [("/labels", #"[{"name": "swift"}]"#), ("/repositories", #"[{"id": 1, "stars": 2, "owner": {"id": 7, "login": "bea"}}]"#)]] {
+                    for (path, body) in bodies { try await StoreFixture.save(store, path: path, body: body) }
+                    guard let element = try await iterator.next() else { break }
+                    elements.append(element)
+                }
+                return elements
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))   // a bound: the feed must have answered by then
+                return []
+            }
+            let first = try await group.next() ?? []
+            group.cancelAll()
+            return first
+        }
+        try #require(elements.count == 3, "the feed gave \(elements.count) of 3 elements in 20 s")
+        #expect(elements[0].inserted.count == 1)
+        // The repository, read with its owner, is updated when the owner alone changes.
+        #expect(elements[1].updated.map { $0.owner.record?.login.string } == ["bea"])
+        // The label's save yields no element: the next one is the repository's change.
+        #expect(elements[2].updated.map { $0.stars.int } == [2] && elements[2].inserted.isEmpty && elements[2].deleted.isEmpty)
+        try store.close()
+    }
+}
+
 /// PostgreSQL's feed follows every writer: a save by another process reaches it.
 @Suite struct PostgresChangeFeedTests {
     @Test func aSaveByAnotherProcessReachesTheFeed() async throws {

@@ -317,4 +317,23 @@ struct SyncCommandTests {
             #expect(try Self.sql(db, "SELECT count(*) FROM rm_checkpoints WHERE key = 'sync/events/accountID=10'") == ["1"])
         }
     }
+
+    @Test("A state that no longer reads (edited by hand) stops status, and reset forgets it or sets it anew")
+    func resetRepairsAStateThatDoesNotRead() async throws {
+        try await SampleServer.with { server in
+            let db = try Self.folder().appendingPathComponent("sync.sqlite").path
+            #expect(try Self.sync(server, db: db, ["accounts", "events"]).status == 0)
+            _ = try Self.sql(db, "UPDATE rm_checkpoints SET value = '{' WHERE key IN ('sync/events/accountID=1', 'sync/events/accountID=2')")
+            #expect(try Self.restmap(["sync", "status", "--schema", Self.schema, "--db", db]).status != 0)
+            let forget = try Self.restmap(["sync", "reset", "--schema", Self.schema, "--db", db, "events", "--parent", "accountID=1"])
+            #expect(forget.status == 0 && forget.errors.contains("forgot 1 state of events"), "\(forget.errors)")
+            let set = try Self.restmap(["sync", "reset", "--schema", Self.schema, "--db", db, "events", "--parent", "accountID=2",
+                                        "--to", "2025-12-01T00:20:00Z"])
+            #expect(set.status == 0, "\(set.errors)")
+            let status = try Self.restmap(["sync", "status", "--schema", Self.schema, "--db", db])
+            #expect(status.status == 0, "\(status.errors)")
+            #expect(status.output.contains("events [accountID=2]: cursor 2025-12-01T00:20:00Z"), "\(status.output)")
+            #expect(!status.output.contains("events [accountID=1]"), "\(status.output)")
+        }
+    }
 }

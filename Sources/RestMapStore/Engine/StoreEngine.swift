@@ -66,6 +66,18 @@ package struct StoreModel: Sendable {
         return (table, filters, try query.order.map { (try column($0.attribute), $0.ascending) })
     }
 
+    /// The entities a query's result is read from: its entity and, to the query's depth, the
+    /// targets of their relationships. A save that touches none of them cannot change the result.
+    package func entitiesRead(by query: StoreQuery) -> Set<String> {
+        var read: Set<String> = [query.entity]
+        var level: Set<String> = [query.entity]
+        for _ in 0..<max(0, query.depth) {
+            level = Set(level.flatMap { layout.table($0)?.links.flatMap(\.targets) ?? [] }).subtracting(read)
+            read.formUnion(level)
+        }
+        return read
+    }
+
     /// The search terms of a query text (split at white space), or an error when there are none.
     package static func searchTerms(_ text: String) throws -> [String] {
         let terms = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
