@@ -282,19 +282,17 @@ struct PostgresSaver {
             result[position] = Saved(rowID: rowID, outcome: row[2] == "true" ? .inserted : .updated, unwrittenLinks: [])
         }
         guard result.count < rows.count else { return result }
-        // The rows left as they were: not newer when a value differs, else unchanged.
-        let missing = rows.indices.filter { result[$0] == nil }.map(Int64.init)
+        // The rows left as they were: not newer when a value differs, else unchanged. Only their
+        // records go to the server again (`p` numbers them in `missing`).
+        let missing = rows.indices.filter { result[$0] == nil }
         let differs = version == nil ? "false" : slots.map { "t.\(columns[$0]) IS DISTINCT FROM \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " OR ")
         let identityMatch = identity.map { "t.\(columns[$0]) = \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " AND ")
-        var found = binds(json)
-        found.append(missing)
         for row in try await connection.rows("""
             SELECT x.p::text, t.\(q(StoreSQL.rowID))::text, (\(differs))::text
             FROM json_to_recordset($1::json) AS x(\(recordset)) JOIN \(name) AS t ON \(identityMatch)
-            WHERE x.p = ANY($2::bigint[])
-            """, found, logger: logger) {
-            guard let position = row[0].flatMap({ Int($0) }), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
-            result[position] = Saved(rowID: rowID, outcome: row[2] == "true" ? .skipped : .unchanged, unwrittenLinks: [])
+            """, binds(document(missing.map { rows[$0] }, slots, kinds).json), logger: logger) {
+            guard let index = row[0].flatMap({ Int($0) }), missing.indices.contains(index), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
+            result[missing[index]] = Saved(rowID: rowID, outcome: row[2] == "true" ? .skipped : .unchanged, unwrittenLinks: [])
         }
         guard result.count == rows.count else {
             throw StoreError("\(table.entity): \(rows.count - result.count) upserted row(s) could not be found again")
