@@ -107,6 +107,13 @@ struct SuggestionBoundsTests {
         #expect(Suggestions.closest(to: long, in: [long + "b"]) == nil)
     }
 
+    @Test("Two spellings String holds equal (é, and e with a combining accent) are looked up each by its own scalars")
+    func canonicallyEqualSpellingsAreAnsweredApart() {
+        let index = SuggestionIndex(["EZa"])
+        #expect(index.closest(to: "Ee\u{301}a") == nil, "four scalars, two edits from EZa")
+        #expect(index.closest(to: "E\u{E9}a") == "EZa", "three scalars, one edit: not the answer remembered for the other spelling")
+    }
+
     @Test("A name past the length cut-off costs no step; a look-up visits only candidates of a near length")
     func lookUpWork() {
         let budget = SuggestionBudget()

@@ -149,7 +149,9 @@ public final class SuggestionIndex {
     }
 
     private var byLength: [Int: [Entry]] = [:]
-    private var answers: [String: String?] = [:]
+    /// Answers by the name's Unicode scalars, as the distance counts them: two spellings Swift's
+    /// `String` holds equal ("é" and "e" + U+0301) are different names to it.
+    private var answers: [[Unicode.Scalar]: String?] = [:]
     private let budget: SuggestionBudget?
     private var scratch = DistanceScratch()
 
@@ -168,9 +170,10 @@ public final class SuggestionIndex {
     /// The candidate closest to `name` within the allowed distance (of equally close ones, the
     /// first), or `nil`; also `nil` once the budget is spent.
     public func closest(to name: String) -> String? {
-        if let known = answers[name] { return known }
+        let key = Array(name.unicodeScalars)
+        if let known = answers[key] { return known }
         guard let answer = search(name) else { return nil }  // the budget ran out
-        answers[name] = .some(answer)
+        answers[key] = .some(answer)
         return answer
     }
 

@@ -58,6 +58,15 @@ func bruteForceSuggestion(for name: String, among candidates: [String]) -> Strin
     return best.name
 }
 
+extension String.UTF8View {
+    /// Whether these bytes hold `needle` exactly (no Unicode equivalence).
+    func containsSubsequence(_ needle: [UInt8]) -> Bool {
+        let bytes = Array(self)
+        guard needle.count <= bytes.count else { return false }
+        return (0...(bytes.count - needle.count)).contains { start in bytes[start..<start + needle.count].elementsEqual(needle) }
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMisspellings(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var input = FuzzBytes(bytes: UnsafeBufferPointer(start: data, count: size))
@@ -84,10 +93,13 @@ public func fuzzMisspellings(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
 
     precondition(loaded.suggestionSteps <= limit, "suggestions took \(loaded.suggestionSteps) steps, over the limit \(limit)")
     let exhausted = loaded.diagnostics.contains { $0.message.hasPrefix("'did you mean' suggestions stopped") }
-    for reference in Set(references) where !names.contains(reference) {
+    // References by their scalars, as the distance counts them: String holds "é" and "e" + U+0301
+    // equal, so neither a Set of them nor `contains` may stand for the comparison.
+    var checked = Set<[Unicode.Scalar]>()
+    for reference in references where !names.contains(reference) && checked.insert(Array(reference.unicodeScalars)).inserted {
         let prefix = "relationship 'r"
         let reports = loaded.diagnostics.filter {
-            $0.message.hasPrefix(prefix) && $0.message.contains("refers to undefined entity '\(reference)'")
+            $0.message.hasPrefix(prefix) && $0.message.utf8.containsSubsequence(Array("refers to undefined entity '\(reference)'".utf8))
         }
         precondition(!reports.isEmpty, "undefined entity '\(reference)' is not reported")
         let expected = bruteForceSuggestion(for: reference, among: names)
