@@ -356,22 +356,13 @@ struct PostgresSaver {
                 targets[row.rowID] = .some(record[link.name].records.first.flatMap { saved[$0.resultIndex]?.rowID })
             }
             guard !rowIDs.isEmpty else { continue }
-            var writer = JSONWriter()
-            writer.beginArray()
-            for rowID in rowIDs.sorted() {
-                writer.beginObject()
-                writer.key("id")
-                writer.integer(rowID)
-                writer.key("target")
-                if let target = targets[rowID] ?? nil { writer.integer(target) } else { writer.null() }
-                writer.endObject()
-            }
-            writer.endArray()
+            let pairs: [[Value?]] = rowIDs.sorted().map { rowID in [.integer(rowID), (targets[rowID] ?? nil).map(Value.integer) ?? .null] }
+            let (json, recordset) = document(pairs, [0, 1], [.integer, .integer])
             let column = q(link.name)
-            let rows = try await connection.rows("UPDATE \(names.table(table.entity)) AS t SET \(column) = v.target "
-                + "FROM json_to_recordset($1::json) AS v(id bigint, target bigint) "
-                + "WHERE t.\(q(StoreSQL.rowID)) = v.id AND t.\(column) IS DISTINCT FROM v.target RETURNING t.\(q(StoreSQL.rowID))::text",
-                binds(writer.string), logger: logger)
+            let rows = try await connection.rows("UPDATE \(names.table(table.entity)) AS t SET \(column) = v.c1 "
+                + "FROM json_to_recordset($1::json) AS v(\(recordset)) "
+                + "WHERE t.\(q(StoreSQL.rowID)) = v.c0 AND t.\(column) IS DISTINCT FROM v.c1 RETURNING t.\(q(StoreSQL.rowID))::text",
+                binds(json), logger: logger)
             changed.formUnion(rows.compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } })
         }
         return changed

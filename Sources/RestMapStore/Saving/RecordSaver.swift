@@ -60,6 +60,7 @@ struct RecordSaver: Sendable {
             var values: [ColumnCoding.Stored?] = []
             values.reserveCapacity(sql.columns.count)
             var changed = false
+            let hasTombstones = rules.tombstone[entity] != nil   // looked up once per entity, not per record
             var stored = try statements.storedRows(of: group)
             for (position, record) in group.enumerated() {
                 values.removeAll(keepingCapacity: true)
@@ -81,7 +82,7 @@ struct RecordSaver: Sendable {
                         values.append(.null)
                     }
                 }
-                if store.model.isTombstone(record, table: table) {
+                if hasTombstones, store.model.isTombstone(record, table: table) {
                     summary.deletedTombstones += try deleteTombstone(sql, values: values, db)
                     changed = true
                     stored = nil   // the lookup may name the deleted row: upsert the rest
