@@ -1,6 +1,7 @@
 import Foundation
 import RestMap
 import RestMapStore
+import Synchronization
 import Testing
 
 @Suite struct ChangeFeedTests {
@@ -39,26 +40,8 @@ import Testing
               - { entity: Note }
             """), name: "notes")
         try await StoreFixture.save(store, path: "/notes", body: #"[{"id": 1, "text": "a"}]"#)
-        let feed = store.changes(StoreQuery(entity: "Note"))
-        let next = try await withThrowingTaskGroup(of: [StoreChanges].self) { group in
-            group.addTask {
-                var iterator = feed.makeAsyncIterator()
-                var elements: [StoreChanges] = []
-                for body in [nil, #"[{"id": 1, "text": "b"}]"#, #"[{"id": 2, "text": "c"}]"#] {
-                    if let body { try await StoreFixture.save(store, path: "/notes", body: body) }
-                    guard let element = try await iterator.next() else { break }
-                    elements.append(element)
-                }
-                return elements
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(20))   // a bound: the feed must have answered by then
-                return []
-            }
-            let first = try await group.next() ?? []
-            group.cancelAll()
-            return first
-        }
+        let next = try await Self.elements(of: store, StoreQuery(entity: "Note"),
+                                           after: [[("/notes", #"[{"id": 1, "text": "b"}]"#)], [("/notes", #"[{"id": 2, "text": "c"}]"#)]])
         #expect(next.count == 3)
         #expect(next.dropFirst().first?.updated.map { $0.text.string } == ["b"])
         #expect(next.dropFirst(2).first?.inserted.map { $0.text.string } == ["c"])
@@ -67,44 +50,41 @@ import Testing
 }
 
 extension ChangeFeedTests {
-    @Test(arguments: Engine.allCases) func aChangeToARelatedRecordReachesTheFeedAndOtherEntitiesDoNot(_ engine: Engine) async throws {
-        let (store, _) = try await engine.newStore(try StoreFixture.mapper(yaml: """
-            restmap: 1
-            entities:
-              Repository:
-                identifiedBy: id
-                attributes: { id: { from: id, type: integer }, stars: { from: stars, type: integer } }
-                relationships: { owner: { from: owner, entity: Owner } }
-              Owner: { identifiedBy: id, attributes: { id: { from: id, type: integer }, login: login } }
-              Label: { identifiedBy: name, attributes: { name: name } }
-            responses:
-              - { path: /repositories, entity: Repository }
-              - { path: /owners, entity: Owner }
-              - { path: /labels, entity: Label }
-            """), name: "feed")
-        try await StoreFixture.save(store, path: "/repositories", body: #"[{"id": 1, "stars": 1, "owner": {"id": 7, "login": "ann"}}]"#)
-        let feed = store.changes(StoreQuery(entity: "Repository", depth: 1))
-        let elements = try await withThrowingTaskGroup(of: [StoreChanges].self) { group in
+    /// The feed's first element, then one after each step's saves (a step saves one or more bodies
+    /// as GETs of their paths). Bounded: after 20 s it returns the elements that came.
+    static func elements(of store: RecordStore, _ query: StoreQuery,
+                         after steps: [[(path: String, body: String)]]) async throws -> [StoreChanges] {
+        let received = Received()
+        let feed = store.changes(query)
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 var iterator = feed.makeAsyncIterator()
-                var elements: [StoreChanges] = []
-                // The owner alone changes; then an entity the query does not read; then the repository.
-                for bodies in [[], [("/owners", #"[{"id": 7, "login": "bea"}]"#)],
-                               [("/labels", #"[{"name": "swift"}]"#), ("/repositories", #"[{"id": 1, "stars": 2, "owner": {"id": 7, "login": "bea"}}]"#)]] {
-                    for (path, body) in bodies { try await StoreFixture.save(store, path: path, body: body) }
+                for step in [[]] + steps {
+                    for (path, body) in step { try await StoreFixture.save(store, path: path, body: body) }
                     guard let element = try await iterator.next() else { break }
-                    elements.append(element)
+                    received.elements.withLock { $0.append(element) }
                 }
-                return elements
             }
-            group.addTask {
-                try await Task.sleep(for: .seconds(20))   // a bound: the feed must have answered by then
-                return []
-            }
-            let first = try await group.next() ?? []
+            group.addTask { try await Task.sleep(for: .seconds(20)) }   // the feed must have answered by then
+            try await group.next()
             group.cancelAll()
-            return first
         }
+        return received.elements.withLock { $0 }
+    }
+
+    /// The elements a feed gave so far.
+    final class Received: Sendable {
+        let elements = Mutex<[StoreChanges]>([])
+    }
+
+    @Test(arguments: Engine.allCases) func aChangeToARelatedRecordReachesTheFeedAndOtherEntitiesDoNot(_ engine: Engine) async throws {
+        let (store, _) = try await engine.newStore(try StoreFixture.mapper(yaml: StoreFixture.repositoriesSchema), name: "feed")
+        try await StoreFixture.save(store, path: "/repositories", body: #"[{"id": 1, "stars": 1, "owner": {"id": 7, "login": "ann"}}]"#)
+        // The owner alone changes; then an entity the query does not read, and the repository.
+        let elements = try await Self.elements(of: store, StoreQuery(entity: "Repository", depth: 1), after: [
+            [("/owners", #"[{"id": 7, "login": "bea"}]"#)],
+            [("/labels", #"[{"name": "swift"}]"#), ("/repositories", #"[{"id": 1, "stars": 2, "owner": {"id": 7, "login": "bea"}}]"#)],
+        ])
         try #require(elements.count == 3, "the feed gave \(elements.count) of 3 elements in 20 s")
         #expect(elements[0].inserted.count == 1)
         // The repository, read with its owner, is updated when the owner alone changes.

@@ -294,18 +294,7 @@ func account(_ bank: String, _ number: Int64, balance: String = "10.50", version
     }
 
     @Test(arguments: Engine.allCases) func foreignKeysFollowTheirRecordsAndRowsAreRewrittenOnlyWhenAValueChanged(_ engine: Engine) async throws {
-        let (store, db) = try await engine.newStore(try StoreFixture.mapper(yaml: """
-            restmap: 1
-            name: repositories
-            entities:
-              Repository:
-                identifiedBy: id
-                attributes: { id: { from: id, type: integer }, stars: { from: stars, type: integer } }
-                relationships: { owner: { from: owner, entity: Owner } }
-              Owner: { identifiedBy: id, attributes: { id: { from: id, type: integer }, login: login } }
-            responses:
-              - { path: /repositories, entity: Repository }
-            """), name: "repositories")
+        let (store, db) = try await engine.newStore(try StoreFixture.mapper(yaml: StoreFixture.repositoriesSchema), name: "repositories")
         func body(_ repositories: [(id: Int, stars: Int, owner: Int)]) -> String {
             "[" + repositories.map { #"{"id": \#($0.id), "stars": \#($0.stars), "owner": {"id": \#($0.owner), "login": "u\#($0.owner)"}}"# }
                 .joined(separator: ",") + "]"

@@ -36,6 +36,23 @@ enum StoreFixture {
         return try Mapper(schema: schema)
     }
 
+    /// Repositories with a to-one owner, and labels that nothing relates to, each with a GET path.
+    static let repositoriesSchema = """
+        restmap: 1
+        name: repositories
+        entities:
+          Repository:
+            identifiedBy: id
+            attributes: { id: { from: id, type: integer }, stars: { from: stars, type: integer } }
+            relationships: { owner: { from: owner, entity: Owner } }
+          Owner: { identifiedBy: id, attributes: { id: { from: id, type: integer }, login: login } }
+          Label: { identifiedBy: name, attributes: { name: name } }
+        responses:
+          - { path: /repositories, entity: Repository }
+          - { path: /owners, entity: Owner }
+          - { path: /labels, entity: Label }
+        """
+
     /// The bytes of a file under `Samples/`.
     static func sample(_ path: String) throws -> [UInt8] {
         Array(try Data(contentsOf: root.appendingPathComponent("Samples/\(path)")))
