@@ -49,8 +49,13 @@ public enum ChildProcess {
         process.standardError = errors
         process.standardInput = standardInput
         try process.run()
-        if let input { standardInput.fileHandleForWriting.write(input) }
-        try standardInput.fileHandleForWriting.close()
+        // Written on a thread of its own: a child that prints while it reads would otherwise
+        // wait for its output to be read while this waits for it to read its input.
+        let writer = Thread {
+            if let input { standardInput.fileHandleForWriting.write(input) }
+            try? standardInput.fileHandleForWriting.close()
+        }
+        writer.start()
         let errorData = DataBox()
         let errorsRead = DispatchSemaphore(value: 0)
         let reader = Thread {
