@@ -116,6 +116,13 @@ struct BodySource: JSONByteSource {
         self.maximumBytes = maximumBytes
     }
 
+    /// The whole body, the bytes already read included, when the descriptor is a regular file
+    /// and no `--max-body` limit has to be counted as it is read.
+    var positional: JSONPositionalBytes? {
+        guard maximumBytes == nil, bytesRead == 0, let rest = rest.positional else { return nil }
+        return JSONPositionalBytes(descriptor: rest.descriptor, from: rest.start - prefix.count)
+    }
+
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int {
         // One byte past the limit is read to tell "exactly the limit" from "more".
         let room = maximumBytes.map { min(buffer.count, $0 + 1 - bytesRead) } ?? buffer.count

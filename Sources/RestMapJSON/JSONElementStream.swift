@@ -8,6 +8,15 @@ import Darwin
 public protocol JSONByteSource {
     /// Reads up to `buffer.count` bytes into `buffer`; returns how many, 0 at the end.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int
+
+    /// The same bytes as a regular file that several threads can read at their own offsets
+    /// (`JSONPositionalBytes`), when the source is one and nothing has been read from it yet;
+    /// `nil` (the default) reads it in turn with `read(into:)`.
+    var positional: JSONPositionalBytes? { get }
+}
+
+extension JSONByteSource {
+    public var positional: JSONPositionalBytes? { nil }
 }
 
 /// Reads an open file descriptor (a file, a pipe, standard input) without taking ownership of it.
@@ -30,6 +39,11 @@ public struct FileDescriptorSource: JSONByteSource {
             throw JSONStreamError(message: "cannot read the input: \(String(cString: strerror(errno)))", offset: 0, element: nil,
                                   isMalformed: false)
         }
+    }
+
+    /// The descriptor's bytes from its current offset, when it is a regular file.
+    public var positional: JSONPositionalBytes? {
+        JSONPositionalBytes(descriptor: descriptor, from: lseek(descriptor, 0, SEEK_CUR))
     }
 }
 

@@ -170,21 +170,24 @@ public final class JSONChunkBuffers: Sendable {
 /// another reference keeping the buffer from being reused. It is handed from the reading thread
 /// to the one that splits it and used by one thread at a time: that makes it `Sendable`.
 public final class JSONLineChunk: @unchecked Sendable {
-    /// The lines are `storage[..<count]`; the rest is room of a reused buffer.
+    /// The lines are `storage[start..<(start + count)]`; the rest is what was read around them
+    /// or room of a reused buffer.
     private var storage: [UInt8]
+    private let start: Int
     /// The number of bytes of the lines.
     public let count: Int
     /// The input offset of the first byte.
     public let offset: Int
 
-    init(storage: [UInt8], count: Int, offset: Int) {
+    init(storage: [UInt8], start: Int = 0, count: Int, offset: Int) {
         self.storage = storage
+        self.start = start
         self.count = count
         self.offset = offset
     }
 
-    /// The bytes of the lines.
-    public var bytes: ArraySlice<UInt8> { storage[..<count] }
+    /// The bytes of the lines (indexed as the ranges `lines()` gives).
+    public var bytes: ArraySlice<UInt8> { storage[start..<(start + count)] }
 
     /// Gives the chunk's buffer back, to read a later chunk into; the chunk is empty afterwards.
     public func recycle(into buffers: JSONChunkBuffers) {
@@ -199,8 +202,8 @@ public final class JSONLineChunk: @unchecked Sendable {
     public func lines() -> (elements: [(range: Range<Int>, line: Int)], lineCount: Int) {
         var elements: [(range: Range<Int>, line: Int)] = []
         var line = 0
-        var position = 0
-        let count = count
+        var position = start
+        let count = start + count
         storage.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             while position < count {

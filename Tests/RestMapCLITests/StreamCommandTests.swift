@@ -79,6 +79,37 @@ struct StreamCommandTests {
         #expect(run.errors.contains("line 3: malformed JSON"))
     }
 
+    @Test("NDJSON from a file, read and cut by the mapping threads, prints what it prints from standard input: records, bad lines, conflicts")
+    func ndjsonFileReadByThreads() throws {
+        let folder = try folder(count: 1)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // About 3 MB: several chunks per thread. Blank lines, CRLF endings, malformed lines and
+        // one owner given twice with different content sit in different chunks; no final newline.
+        let lines = (0..<40_000).map { index -> String in
+            switch index {
+            case 9_999, 30_001: return #"{"id": \#(index), "name": "#
+            case 20_000: return ""
+            case 35_000: return #"{"id": 5, "name": "another"}"#
+            default: return #"{"id": \#(index), "name": "repository number \#(index)", "owner": {"login": "u\#(index % 5)"}}"# + (index % 7 == 0 ? "\r" : "")
+            }
+        }
+        let body = lines.joined(separator: "\n")
+        try body.write(to: folder.appendingPathComponent("lines.ndjson"), atomically: true, encoding: .utf8)
+        let base = ["map", "--schema", "schema.yaml", "--input", "ndjson", "--entity", "Repo", "--format", "ndjson"]
+        let piped = try CLI.run(base + ["--jobs", "2", "-"], in: folder, input: Data(body.utf8))
+        #expect(piped.status == 1)
+        #expect(piped.output.split(separator: "\n").count == 40_000 - 4)
+        #expect(piped.errors.contains("line 10000: malformed JSON"))
+        #expect(piped.errors.contains("line 30002: malformed JSON"))
+        #expect(piped.errors.contains("line 35001: a record of entity 'Repo' with identification 5 differs"))
+        for jobs in ["1", "2", "5"] {
+            let read = try CLI.run(base + ["--jobs", jobs, "lines.ndjson"], in: folder)
+            #expect(read.status == piped.status, "jobs \(jobs)")
+            #expect(read.output == piped.output, "jobs \(jobs)")
+            #expect(read.errors == piped.errors, "jobs \(jobs)")
+        }
+    }
+
     @Test("What streaming cannot do is refused with the reason: connect, CSV output, --entity without NDJSON")
     func refusals() throws {
         let connect = try CLI.run(["map", "--schema", "Schemas/tasks.yaml", "--path", "/task_list", "--stream", "Samples/tasks/task_list.json"])

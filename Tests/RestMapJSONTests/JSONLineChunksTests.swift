@@ -1,3 +1,4 @@
+import Foundation
 import RestMapJSON
 import Testing
 
@@ -43,6 +44,47 @@ struct JSONLineChunksTests {
         return elements
     }
 
+    /// The same through chunks of a regular file read by offset, `junk` bytes into the file, each
+    /// chunk read on its own as the mapping threads read them (in reverse order here), then
+    /// numbered in order.
+    func positional(_ text: [UInt8], chunkBytes: Int, limit: Int = JSONDocument.maximumByteCount,
+                    junk: Int = 0) throws(JSONStreamError) -> [(String, Int, Int)] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-lines-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(Array(repeating: UInt8(ascii: "\n"), count: junk) + text)))
+        let descriptor = open(path, O_RDONLY)
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        var chunks = JSONPositionalLineChunks(bytes: JSONPositionalBytes(descriptor: descriptor, from: junk)!, chunkBytes: chunkBytes,
+                                              maximumElementBytes: limit)
+        var numbers: [Int] = []
+        while let number = chunks.nextChunk() { numbers.append(number) }
+        #expect(numbers == Array(numbers.indices))
+        let read = numbers.reversed().map { chunks.read(chunk: $0) }.reversed()
+        var elements: [(String, Int, Int)] = []
+        var (lines, index, offset) = (0, 0, 0)
+        for (chunk, failure) in read {
+            if chunk.count > 0 {
+                #expect(chunk.offset == offset, "the chunks cover the input in order")
+            }
+            offset += chunk.bytes.count
+            let (found, lineCount) = chunk.lines()
+            let batch = chunk.batch(found, firstIndex: index, firstLine: lines + 1)
+            for (position, range) in batch.ranges.enumerated() {
+                elements.append((String(decoding: batch.bytes[range], as: UTF8.self), batch.firstIndex + position, batch.lines[position]))
+            }
+            lines += lineCount
+            index += found.count
+            if var failure {
+                failure.element = index
+                throw failure
+            }
+        }
+        #expect(offset == text.count, "every byte is in one chunk")
+        return elements
+    }
+
     static let inputs: [String] = [
         "",
         "\n\n",
@@ -62,6 +104,11 @@ struct JSONLineChunksTests {
                 let found = try chunked(text, chunkBytes: chunkBytes)
                 #expect(found.map(\.0) == expected.map(\.0), "\(input.prefix(40)), chunks of \(chunkBytes)")
                 #expect(found.map(\.1) == expected.map(\.1) && found.map(\.2) == expected.map(\.2), "\(input.prefix(40)), chunks of \(chunkBytes)")
+                for junk in [0, 3] {
+                    let read = try positional(text, chunkBytes: chunkBytes, junk: junk)
+                    #expect(read.map(\.0) == expected.map(\.0), "\(input.prefix(40)), file chunks of \(chunkBytes)")
+                    #expect(read.map(\.1) == expected.map(\.1) && read.map(\.2) == expected.map(\.2), "\(input.prefix(40)), file chunks of \(chunkBytes)")
+                }
             }
         }
     }
@@ -83,11 +130,21 @@ struct JSONLineChunksTests {
                 }
                 // Every short line before the long one was delivered.
                 #expect(delivered == text.components(separatedBy: long)[0].split(separator: "\n").count, "chunks of \(chunkBytes)")
+                let expected: JSONStreamError?
+                do { _ = try streamed(Array(text.utf8), limit: 100); expected = nil } catch { expected = error }
+                #expect(expected != nil)
                 do {
                     _ = try chunked(Array(text.utf8), chunkBytes: chunkBytes, limit: 100)
+                    Issue.record("no error for chunks of \(chunkBytes)")
                 } catch {
-                    let expected: JSONStreamError?
-                    do { _ = try streamed(Array(text.utf8), limit: 100); expected = nil } catch { expected = error }
+                    #expect(error.element == expected?.element && error.offset == expected?.offset, "\(error) vs \(String(describing: expected))")
+                }
+                do {
+                    _ = try positional(Array(text.utf8), chunkBytes: chunkBytes, limit: 100)
+                    Issue.record("no error for file chunks of \(chunkBytes)")
+                } catch {
+                    #expect(!error.isMalformed)
+                    #expect(error.description.contains("an element (or line) is larger than 100 bytes, the most one may have"))
                     #expect(error.element == expected?.element && error.offset == expected?.offset, "\(error) vs \(String(describing: expected))")
                 }
             }

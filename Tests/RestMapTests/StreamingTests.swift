@@ -179,6 +179,26 @@ struct StreamingTests {
         }
     }
 
+    @Test("A record of a left-out element still counts: a later element that differs from it is left out too, on any number of threads")
+    func recordsOfLeftOutElementsCount() throws {
+        // [1] differs from [0] in repository 1 and brings owner bob, whom [2] gives with another
+        // site: whole-body mapping would merge [2]'s bob with [1]'s, so [2] is left out as well.
+        let conflicting = [#"{"id": 1, "name": "one"}"#, #"{"id": 1, "name": "uno", "owner": {"login": "bob", "site": "b"}}"#,
+                           #"{"id": 3, "owner": {"login": "bob", "site": "c"}}"#, #"{"id": 4, "owner": {"login": "bob", "site": "b"}}"#]
+        // Many more elements around them, so that batches are checked on several threads at once.
+        let elements = (10..<400).map { #"{"id": \#($0), "owner": {"login": "user\#($0)"}}"# } + conflicting
+            + (400..<800).map { #"{"id": \#($0), "owner": {"login": "user\#($0 % 20)"}}"# }
+        let body = "[" + elements.joined(separator: ",") + "]"
+        for jobs in [1, 2, 4] {
+            let streamed = try stream(body, jobs: jobs, batchBytes: 200)
+            #expect(streamed.records == elements.count - 2, "jobs \(jobs)")
+            #expect(streamed.errors.count == 2, "jobs \(jobs)")
+            #expect(streamed.errors.first?.contains("[391]: a record of entity 'Repo' with identification 1 differs") == true, "jobs \(jobs)")
+            #expect(streamed.errors.last?.contains("[392]: a record of entity 'Owner' with identification \"bob\" differs") == true, "jobs \(jobs)")
+            #expect(streamed.output.contains(#""id":4,"index":393,"owner":{"$entity":"Owner","login":"bob","site":"b"}"#), "jobs \(jobs)")
+        }
+    }
+
     @Test("connect and @root need the whole document: streaming is refused naming them")
     func refusals() throws {
         let connect = try Fixture.mapper(yaml: """

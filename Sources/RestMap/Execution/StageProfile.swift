@@ -10,8 +10,10 @@ import Synchronization
 public final class StageProfile: Sendable {
     /// A stage of mapping.
     public enum Stage: String, Sendable, CaseIterable {
-        /// Reading the input (system calls).
+        /// Reading the input (system calls) on the calling thread.
         case read
+        /// Reading and cutting a range of a regular file (NDJSON), on the mapping thread that maps it.
+        case pread
         /// Cutting the input into elements, chunks of lines or parts (on the calling thread).
         case cut
         /// Splitting a chunk of NDJSON into its lines (on the mapping threads).
@@ -20,8 +22,10 @@ public final class StageProfile: Sendable {
         case parse
         /// Mapping representations into records.
         case map
-        /// Merging identities across parts, and checking them across a stream's elements.
+        /// Merging identities across parts; leaving out a stream's elements whose records conflict.
         case merge
+        /// Checking a stream's identities against earlier elements' (the ledger's shards), on the mapping threads.
+        case claim
         /// Handing batches to the workers and taking them back in order.
         case order
         /// Rendering records as JSON, NDJSON or CSV.
@@ -34,7 +38,7 @@ public final class StageProfile: Sendable {
         public var isSerial: Bool {
             switch self {
             case .read, .cut, .merge, .order, .write: true
-            case .split, .parse, .map, .render: false
+            case .pread, .split, .parse, .map, .claim, .render: false
             }
         }
     }

@@ -123,75 +123,129 @@ extension Mapper {
         }
     }
 
-    /// The stream strategy: batches of elements are cut from the source on the calling thread,
-    /// mapped (and, with `options.renderFormat`, rendered) on `options.jobs` threads of the pool
-    /// (`OrderedWorkers`), checked against the identities of earlier elements (`IdentityLedger`)
+    /// The stream strategy: batches of elements are cut from the source, mapped (and, with
+    /// `options.renderFormat`, rendered) on `options.jobs` threads of the pool (`OrderedWorkers`),
+    /// checked against the identities of earlier elements by the same threads (`IdentityLedger`)
     /// and handed to `take` in input order.
     ///
-    /// NDJSON is read in chunks of whole lines (`JSONLineChunks`: the calling thread only finds
-    /// the last newline of each), and each mapping thread splits its chunk into lines; the line
-    /// numbers and element indices come from the chunks before it (`LineNumbering`).
+    /// Arrays are cut into batches on the calling thread (`JSONElementStream`). NDJSON from a
+    /// regular file is read and cut by the mapping threads, each the lines beginning in its own
+    /// range of the file (`JSONPositionalLineChunks`); from a pipe it is read in chunks of whole
+    /// lines on the calling thread (`JSONLineChunks`: only the last newline of each is found
+    /// there). Each mapping thread splits its chunk into lines; the line numbers and element
+    /// indices come from the chunks before it (`LineNumbering`).
     func streamBatches(_ request: Response, from source: some JSONByteSource, options: StreamOptions,
                        take: (MappedBatch) -> Void) throws(StreamingFailure) {
         let target = try streamTarget(for: request, input: options.input)
         let profile = options.profile
-        var ledger = IdentityLedger(plan: plan)
+        let ledger = IdentityLedger()
         let render = options.renderFormat
+        /// What ends the stream after the batch a mapping thread found it in (NDJSON read by the threads).
+        var failure: JSONStreamError?
         func deliver(_ batch: consuming MappedBatch) {
-            profile.measure(.merge) { ledger.check(&batch) }
+            // The batches issued after the one that failed are not delivered.
+            guard failure == nil else { return }
+            if let verdict = batch.verdict {
+                let conflicts = verdict.conflicts(waited: profile?.addWait)
+                if !conflicts.isEmpty { profile.measure(.merge) { batch.leaveOut(conflicts, plan: plan) } }
+            }
+            failure = batch.failure
             take(batch)
             // Letting go of the batch (its bytes, what is left of its elements) is handing it over.
             profile.measure(.order) { batch = MappedBatch() }
         }
         // With several jobs, two batches per thread are in flight: half the size keeps the bytes held the same.
         let batchBytes = options.jobs == 1 ? options.batchBytes : max(options.batchBytes / 2, 1)
-        /// Maps what `next` gives on the calling thread (one job) or the pool, delivering in order.
-        func run<Item: Sendable>(next: () throws(JSONStreamError) -> Item?, work: @escaping @Sendable (Mapper, Item) -> MappedBatch) throws(JSONStreamError) {
+        /// Maps what `next` gives on the calling thread (one job) or the pool, checks its
+        /// identities there and delivers the batches in order; `work` learns each item's number.
+        func run<Item: Sendable>(next: () throws(JSONStreamError) -> Item?,
+                                 work: @escaping @Sendable (Mapper, Item, Int) -> MappedBatch) throws(JSONStreamError) {
+            var issued = 0
+            func numbered() throws(JSONStreamError) -> (sequence: Int, item: Item)? {
+                guard failure == nil, let item = try next() else { return nil }
+                defer { issued += 1 }
+                return (issued, item)
+            }
+            let mapAndCheck: @Sendable (Mapper, (sequence: Int, item: Item)) -> MappedBatch = { worker, numbered in
+                var mapped = work(worker, numbered.item, numbered.sequence)
+                mapped.verdict = profile.measure(.claim) { ledger.submit(mapped, sequence: numbered.sequence) }
+                return mapped
+            }
             if options.jobs == 1 {
-                while let item = try next() { deliver(work(self, item)) }
+                while let item = try numbered() { deliver(mapAndCheck(self, item)) }
             } else {
                 let workers = [self] + (1..<options.jobs).map { _ in withOwnPlan() }
-                try OrderedWorkers(workers: workers, profile: profile, work: work).run(next: next, take: deliver)
+                try OrderedWorkers(workers: workers, profile: profile, work: mapAndCheck).run(next: numbered, take: deliver)
             }
         }
         do {
-            guard target.layout == .lines else {
+            if target.layout == .lines, let positional = source.positional {
+                let buffers = JSONChunkBuffers()
+                var chunks = JSONPositionalLineChunks(bytes: positional, chunkBytes: batchBytes,
+                                                      maximumElementBytes: options.maximumElementBytes, buffers: buffers)
+                let reader = chunks
+                let numbering = LineNumbering()
+                try run(next: { chunks.nextChunk() }, work: { worker, number, _ in
+                    let (chunk, failure) = profile.measure(.pread) { reader.read(chunk: number) }
+                    var (mapped, elementsThrough) = worker.mapLines(chunk, sequence: number, numbering: numbering, buffers: buffers,
+                                                                    target: target, request: request, render: render, profile: profile)
+                    // What failed (a line over the limit, a read) comes after the chunk's lines.
+                    mapped.failure = failure.map { failure in
+                        var failure = failure
+                        failure.element = elementsThrough
+                        return failure
+                    }
+                    return mapped
+                })
+            } else if target.layout == .lines {
+                let buffers = JSONChunkBuffers()
+                var chunks = JSONLineChunks(source: ProfiledSource(source, profile: profile), chunkBytes: batchBytes,
+                                            maximumElementBytes: options.maximumElementBytes, buffers: buffers)
+                let numbering = LineNumbering()
+                var read = 0
+                try run(next: { () throws(JSONStreamError) -> JSONLineChunk? in
+                    do throws(JSONStreamError) {
+                        guard let chunk = try profile.measureCut({ () throws(JSONStreamError) in try chunks.next() }) else { return nil }
+                        read += 1
+                        return chunk
+                    } catch {
+                        // A line over the limit is the element after those of every chunk before it.
+                        var failure = error
+                        if chunks.failedOnOversizedLine { failure.element = numbering.elementCount(ofFirst: read) }
+                        throw failure
+                    }
+                }, work: { worker, chunk, sequence in
+                    worker.mapLines(chunk, sequence: sequence, numbering: numbering, buffers: buffers,
+                                    target: target, request: request, render: render, profile: profile).batch
+                })
+            } else {
                 var stream = JSONElementStream(source: ProfiledSource(source, profile: profile), layout: target.layout,
                                                bufferSize: min(options.batchBytes, 1 << 20), maximumElementBytes: options.maximumElementBytes)
-                return try run(next: { () throws(JSONStreamError) in
+                try run(next: { () throws(JSONStreamError) in
                     try profile.measureCut { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) }
-                }, work: { worker, batch in
+                }, work: { worker, batch, _ in
                     worker.mapBatch(batch, target: target, request: request, render: render, profile: profile)
                 })
             }
-            let buffers = JSONChunkBuffers()
-            var chunks = JSONLineChunks(source: ProfiledSource(source, profile: profile), chunkBytes: batchBytes,
-                                        maximumElementBytes: options.maximumElementBytes, buffers: buffers)
-            let numbering = LineNumbering()
-            var issued = 0
-            try run(next: { () throws(JSONStreamError) -> (sequence: Int, chunk: JSONLineChunk)? in
-                do throws(JSONStreamError) {
-                    guard let chunk = try profile.measureCut({ () throws(JSONStreamError) in try chunks.next() }) else { return nil }
-                    defer { issued += 1 }
-                    return (issued, chunk)
-                } catch {
-                    // A line over the limit is the element after those of every chunk before it.
-                    var failure = error
-                    if chunks.failedOnOversizedLine { failure.element = numbering.elementCount(ofFirst: issued) }
-                    throw failure
-                }
-            }, work: { worker, item in
-                let (elements, lineCount) = profile.measure(.split) { item.chunk.lines() }
-                let (firstLine, firstIndex) = numbering.place(item.sequence, lineCount: lineCount, elementCount: elements.count, profile: profile)
-                let batch = profile.measure(.split) {
-                    defer { item.chunk.recycle(into: buffers) }
-                    return item.chunk.batch(elements, firstIndex: firstIndex, firstLine: firstLine)
-                }
-                return worker.mapBatch(batch, target: target, request: request, render: render, profile: profile)
-            })
         } catch {
             throw .malformed(error)
         }
+        if let failure { throw .malformed(failure) }
+    }
+
+    /// Splits a chunk of NDJSON into its lines, numbers them after the chunks before it, and maps
+    /// them as a batch; also the number of elements up to the end of the chunk. The chunk's buffer
+    /// goes back to `buffers` once copied into the batch.
+    fileprivate func mapLines(_ chunk: JSONLineChunk, sequence: Int, numbering: LineNumbering, buffers: JSONChunkBuffers,
+                              target: StreamTarget, request: Response, render: StreamOutputFormat?,
+                              profile: StageProfile?) -> (batch: MappedBatch, elementsThrough: Int) {
+        let (elements, lineCount) = profile.measure(.split) { chunk.lines() }
+        let (firstLine, firstIndex) = numbering.place(sequence, lineCount: lineCount, elementCount: elements.count, profile: profile)
+        let batch = profile.measure(.split) {
+            defer { chunk.recycle(into: buffers) }
+            return chunk.batch(elements, firstIndex: firstIndex, firstLine: firstLine)
+        }
+        return (mapBatch(batch, target: target, request: request, render: render, profile: profile), firstIndex + elements.count)
     }
 
     // MARK: Target
@@ -402,47 +456,6 @@ private struct ProfiledSource<Source: JSONByteSource>: JSONByteSource {
     }
 }
 
-/// The identity ledger's table: fingerprints by a key that is already a hash (`IdentityClaim.ledgerKey`),
-/// in open addressing with linear probing, so the calling thread does not hash the key again as
-/// `Dictionary` would (the ledger is on the path every mapping thread waits for).
-struct FingerprintTable {
-    /// `Int.min` marks a free slot; a key equal to it is stored as `Int.min + 1` (like any two keys
-    /// with one hash, the ledger takes them for one identification).
-    private var keys: [Int] = Array(repeating: .min, count: 1024)
-    private var fingerprints: [Int] = Array(repeating: 0, count: 1024)
-    private var count = 0
-
-    /// Stores `fingerprint` for `key` when the key is new (`true`); otherwise whether the stored
-    /// fingerprint is this one.
-    mutating func insertOrCompare(key: Int, fingerprint: Int) -> Bool {
-        if 2 * (count + 1) > keys.count { grow() }
-        let key = key == .min ? .min + 1 : key
-        let mask = keys.count - 1
-        var slot = key & mask
-        while true {
-            let stored = keys[slot]
-            if stored == .min {
-                keys[slot] = key
-                fingerprints[slot] = fingerprint
-                count += 1
-                return true
-            }
-            if stored == key { return fingerprints[slot] == fingerprint }
-            slot = (slot + 1) & mask
-        }
-    }
-
-    private mutating func grow() {
-        let (oldKeys, oldFingerprints) = (keys, fingerprints)
-        keys = Array(repeating: .min, count: 2 * oldKeys.count)
-        fingerprints = Array(repeating: 0, count: 2 * oldKeys.count)
-        count = 0
-        for (key, fingerprint) in zip(oldKeys, oldFingerprints) where key != .min {
-            _ = insertOrCompare(key: key, fingerprint: fingerprint)
-        }
-    }
-}
-
 /// The line numbers and element indices of NDJSON chunks split on several threads: each chunk's
 /// counts are published as it is split, and its first line and element are known once every
 /// chunk before it has published (chunks are handed out in order, so this waits only for splits
@@ -482,26 +495,6 @@ final class LineNumbering: Sendable {
     }
 }
 
-/// A record with an identification seen in one element, to compare with other elements.
-struct IdentityClaim: Sendable {
-    var entity: Int
-    var key: IdentityKey
-    var fingerprint: Int
-    /// A hash of entity and identification: the ledger's key, worked out on the mapping thread
-    /// so the calling thread, which every worker waits for, does not hash values.
-    var ledgerKey: Int
-
-    init(entity: Int, key: IdentityKey, fingerprint: Int) {
-        self.entity = entity
-        self.key = key
-        self.fingerprint = fingerprint
-        var hasher = Hasher()
-        hasher.combine(entity)
-        hasher.combine(key)
-        ledgerKey = hasher.finalize()
-    }
-}
-
 /// What one element (or line) gave.
 struct MappedElement: Sendable {
     var records: [Record]
@@ -523,43 +516,8 @@ struct MappedBatch: Sendable {
     var elements: [MappedElement] = []
     /// The rendered records of every element (`RecordWriter`'s stream rendering).
     var bytes: [UInt8] = []
-}
-
-/// The identifications of every element streamed so far: an element whose record differs from
-/// one with the same identification in an earlier element is left out, with an error saying so
-/// (mapping the whole body would have merged them into something else).
-struct IdentityLedger {
-    let plan: MappingPlan
-    /// Fingerprints of every identified record so far, by a hash of entity and identification.
-    private var fingerprints = FingerprintTable()
-
-    init(plan: MappingPlan) {
-        self.plan = plan
-    }
-
-    /// Marks the elements of a batch that conflict with earlier ones as left out, with an error.
-    mutating func check(_ batch: inout MappedBatch) {
-        for index in batch.elements.indices {
-            guard let conflict = batch.elements[index].identities.first(where: { !claim($0) }) else { continue }
-            let entity = plan.entities[conflict.entity].name
-            batch.elements[index].isLeftOut = true
-            batch.elements[index].errors.append(StreamedError(
-                line: batch.elements[index].line,
-                message: "\(batch.elements[index].place)a record of entity '\(entity)' with identification \(Self.describe(conflict.key)) differs "
-                    + "from one with the same identification in an earlier element; mapping the whole body would merge "
-                    + "them, so this element is left out: map the whole body (restmap map --no-stream) to merge them"))
-        }
-    }
-
-    /// Records the claim; `false` when an earlier element claimed the identification with a different record.
-    private mutating func claim(_ claim: IdentityClaim) -> Bool {
-        fingerprints.insertOrCompare(key: claim.ledgerKey, fingerprint: claim.fingerprint)
-    }
-
-    private static func describe(_ key: IdentityKey) -> String {
-        switch key {
-        case .single(let value): ValueText.short(value)
-        case .composite(let values): "(" + values.map(ValueText.short).joined(separator: ", ") + ")"
-        }
-    }
+    /// The identity ledger's check of the batch, given once every shard has done it.
+    var verdict: LedgerVerdict?
+    /// What ends the stream after this batch (a line over the limit, a read that failed).
+    var failure: JSONStreamError?
 }
