@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RestMapJSON
 import RestMapSchema
 
@@ -139,6 +140,7 @@ extension Mapper {
         let target = try streamTarget(for: request, input: options.input)
         let profile = options.profile
         let ledger = IdentityLedger()
+        let delivered = DeliveredBatches()
         let render = options.renderFormat
         /// What ends the stream after the batch a mapping thread found it in (NDJSON read by the threads).
         var failure: JSONStreamError?
@@ -151,8 +153,8 @@ extension Mapper {
             }
             failure = batch.failure
             take(batch)
-            // Letting go of the batch (its bytes, what is left of its elements) is handing it over.
-            profile.measure(.order) { batch = MappedBatch() }
+            // The batch (its bytes, what is left of its elements) is freed by a mapping thread.
+            profile.measure(.order) { delivered.retire(batch) }
         }
         // With several jobs, two batches per thread are in flight: half the size keeps the bytes held the same.
         let batchBytes = options.jobs == 1 ? options.batchBytes : max(options.batchBytes / 2, 1)
@@ -167,6 +169,7 @@ extension Mapper {
                 return (issued, item)
             }
             let mapAndCheck: @Sendable (Mapper, (sequence: Int, item: Item)) -> MappedBatch = { worker, numbered in
+                profile.measure(.map) { delivered.free() }
                 var mapped = work(worker, numbered.item, numbered.sequence)
                 mapped.verdict = profile.measure(.claim) { ledger.submit(mapped, sequence: numbered.sequence) }
                 return mapped
@@ -492,6 +495,25 @@ final class LineNumbering: Sendable {
     /// The elements of chunks `0..<count`, once they are split.
     func elementCount(ofFirst count: Int) -> Int {
         state.wait { $0.summed >= count ? $0.elements : nil }
+    }
+}
+
+/// Batches already delivered, freed by the mapping threads (`free`) rather than by the calling
+/// thread that delivered them, which every mapping thread waits for.
+private final class DeliveredBatches: Sendable {
+    private let batches = Mutex<[MappedBatch]>([])
+
+    func retire(_ batch: MappedBatch) {
+        batches.withLock { $0.append(batch) }
+    }
+
+    /// Frees the batches retired so far, outside the lock.
+    func free() {
+        _ = batches.withLock { batches in
+            var taken: [MappedBatch] = []
+            swap(&taken, &batches)
+            return taken
+        }
     }
 }
 
