@@ -40,6 +40,7 @@ struct RestMapCommand: AsyncParsableCommand {
 
     /// Parses and runs the command; a usage problem of any subcommand exits 2, not 64.
     static func main() async {
+        MemoryReuse.configure()
         // The client commands' tasks run where their responses are read (see `runTasksOnEventLoops`).
         let clientCommands: [any ParsableCommand.Type] = [GetCommand.self, SendCommand.self, SyncCommand.self]
         if let subcommand = CommandLine.arguments.dropFirst().first, clientCommands.contains(where: { $0._commandName == subcommand }) {

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// How the process's allocator keeps memory it was given back.
+///
+/// glibc maps each allocation from 128 KiB up (later: up to the largest freed one) with pages of
+/// its own and gives it back to the kernel when it is freed, and gives the top of its heap back
+/// whenever 128 KiB or more of it is free. A streamed mapping allocates and frees buffers of
+/// about a megabyte for every batch (its bytes, its document, its output), so each batch's
+/// memory was mapped, zeroed by the kernel page by page as it was first written, and unmapped
+/// again: a fifth of the CPU time of `restmap map --stream` went to page faults. Kept instead,
+/// the memory is reused as it is. The peak stays what the live buffers need; only the memory
+/// given back to the kernel between batches is not given back until the process ends.
+enum MemoryReuse {
+    /// Allocations below this come from the heap, whose freed memory is reused (glibc's most).
+    static let mappedThreshold: Int32 = 32 << 20
+    /// The heap's free top is given back to the kernel only above this.
+    static let trimThreshold: Int32 = 256 << 20
+
+    /// Sets the thresholds, unless `GLIBC_TUNABLES` sets the allocator's own (the user's choice wins).
+    static func configure() {
+        #if canImport(Glibc)
+        if let tunables = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"], tunables.contains("glibc.malloc.") { return }
+        // `mallopt` is declared in <malloc.h>, which the Glibc module does not import: it is
+        // looked up by name in the C library (RTLD_DEFAULT), with its options' values from there.
+        typealias MallocOption = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(nil, "mallopt") else { return }
+        let mallopt = unsafeBitCast(symbol, to: MallocOption.self)
+        let trimThresholdOption: Int32 = -1, mappedThresholdOption: Int32 = -3   // M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
+        _ = mallopt(mappedThresholdOption, mappedThreshold)
+        _ = mallopt(trimThresholdOption, trimThreshold)
+        #endif
+    }
+}
