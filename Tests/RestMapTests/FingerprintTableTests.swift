@@ -6,7 +6,7 @@ import Testing
 struct FingerprintTableTests {
     @Test("New keys are stored, known keys compare, across growth and for every key value")
     func storesAndCompares() {
-        var table = FingerprintTable()
+        let table = FingerprintTable()
         let keys: [Int] = (0..<50_000).map { $0 &* Int(bitPattern: 0x9E37_79B9_7F4A_7C15) } + [.min, .max, 0, -1]
         var stored = 0, same = 0, other = 0
         for key in keys where table.insertOrCompare(key: key, fingerprint: key ^ 7) { stored += 1 }

@@ -1,3 +1,4 @@
+import Foundation
 import RestMapSchema
 import Synchronization
 
@@ -92,7 +93,7 @@ private final class LedgerShard: Sendable {
 
     /// Leaves the part of batch `sequence`, then checks every part whose batches before it are checked.
     func submit(_ part: Part, sequence: Int) {
-        // The table is moved in and out of the state (never copied), so it grows in place.
+        // The table is moved out of the state while this thread checks parts against it.
         var table: FingerprintTable?
         var part: Part? = part
         state.withLock { state in
@@ -122,40 +123,68 @@ private final class LedgerShard: Sendable {
 /// The ledger's table: fingerprints by a key that is already a hash (`IdentityClaim.ledgerKey`),
 /// in open addressing with linear probing, so the key is not hashed again as `Dictionary` would;
 /// each key sits next to its fingerprint, so a probe touches one cache line.
-struct FingerprintTable {
-    /// `Int.min` marks a free slot; a key equal to it is stored as `Int.min + 1` (like any two keys
-    /// with one hash, the ledger takes them for one identification).
-    private var slots: [(key: Int, fingerprint: Int)] = []
+///
+/// The slots are memory mapped on their own, not taken from the allocator: fresh mapped memory
+/// reads as zeros (free slots) without being written, only the pages holding entries become
+/// resident, and a table outgrown is given back to the kernel at once instead of staying in the
+/// allocator's heap (64 shards growing one after another left up to half their size there).
+/// A class: a table is moved between the threads that check a shard, never copied. One thread
+/// uses it at a time, handed over under the shard's lock: that makes it `Sendable`.
+final class FingerprintTable: @unchecked Sendable {
+    /// `0` marks a free slot; a key equal to it is stored as `1` (like any two keys with one hash,
+    /// the ledger takes them for one identification).
+    private var slots: UnsafeMutablePointer<(key: Int, fingerprint: Int)>
+    private var capacity: Int
     private var count = 0
+
+    init() {
+        capacity = 1024
+        slots = Self.map(capacity)
+    }
+
+    deinit {
+        Self.unmap(slots, capacity)
+    }
 
     /// Stores `fingerprint` for `key` when the key is new (`true`); otherwise whether the stored
     /// fingerprint is this one.
-    mutating func insertOrCompare(key: Int, fingerprint: Int) -> Bool {
-        if 2 * (count + 1) > slots.count { grow() }
-        let key = key == .min ? .min + 1 : key
-        let mask = slots.count - 1
+    func insertOrCompare(key: Int, fingerprint: Int) -> Bool {
+        if 2 * (count + 1) > capacity { grow() }
+        let key = key == 0 ? 1 : key
+        let mask = capacity - 1
         var slot = key & mask
-        return slots.withUnsafeMutableBufferPointer { slots in
-            while true {
-                let stored = slots[slot].key
-                if stored == .min {
-                    slots[slot] = (key, fingerprint)
-                    count += 1
-                    return true
-                }
-                if stored == key { return slots[slot].fingerprint == fingerprint }
-                slot = (slot + 1) & mask
+        while true {
+            let stored = slots[slot].key
+            if stored == 0 {
+                slots[slot] = (key, fingerprint)
+                count += 1
+                return true
             }
+            if stored == key { return slots[slot].fingerprint == fingerprint }
+            slot = (slot + 1) & mask
         }
     }
 
-    private mutating func grow() {
-        let old = slots
-        slots = Array(repeating: (.min, 0), count: max(2 * old.count, 1024))
+    private func grow() {
+        let (old, oldCapacity) = (slots, capacity)
+        capacity *= 2
+        slots = Self.map(capacity)
         count = 0
-        for (key, fingerprint) in old where key != .min {
-            _ = insertOrCompare(key: key, fingerprint: fingerprint)
+        for slot in 0..<oldCapacity where old[slot].key != 0 {
+            _ = insertOrCompare(key: old[slot].key, fingerprint: old[slot].fingerprint)
         }
+        Self.unmap(old, oldCapacity)
+    }
+
+    private static func map(_ capacity: Int) -> UnsafeMutablePointer<(key: Int, fingerprint: Int)> {
+        let bytes = capacity * MemoryLayout<(key: Int, fingerprint: Int)>.stride
+        let start = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let start, start != MAP_FAILED else { fatalError("out of memory for the identity ledger (\(bytes) bytes)") }
+        return start.bindMemory(to: (key: Int, fingerprint: Int).self, capacity: capacity)
+    }
+
+    private static func unmap(_ slots: UnsafeMutablePointer<(key: Int, fingerprint: Int)>, _ capacity: Int) {
+        munmap(slots, capacity * MemoryLayout<(key: Int, fingerprint: Int)>.stride)
     }
 }
 
