@@ -11,16 +11,19 @@ struct ThirdPartyPluginTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Builds the sample once per test run into a scratch folder kept per checkout and manifest
-    /// (so reruns are incremental, parallel checkouts do not collide, and a changed manifest never
-    /// meets a stale build plan), returning the folder holding the .so.
+    /// Builds the sample once per test run into a scratch folder kept per checkout, manifest and
+    /// set of source files (so reruns are incremental, parallel checkouts do not collide, and a
+    /// changed manifest or an added source file never meets a stale build plan), returning the
+    /// folder holding the .so.
     static let builtDirectory: Result<String, BuildFailure> = {
         let package = repositoryRoot.appendingPathComponent("Samples/ThirdPartyPlugin").path
         let manifests = ["Package.swift", "Samples/ThirdPartyPlugin/Package.swift"]
             .map { (try? String(contentsOf: repositoryRoot.appendingPathComponent($0), encoding: .utf8)) ?? "" }
             .joined()
+        let sources = (FileManager.default.enumerator(atPath: repositoryRoot.appendingPathComponent("Sources").path)?
+            .compactMap { $0 as? String }.sorted() ?? []).joined(separator: "\n")
         let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("restmap-third-party-\(stableHash(repositoryRoot.path + manifests))").path
+            .appendingPathComponent("restmap-third-party-\(stableHash(repositoryRoot.path + manifests + sources))").path
         do {
             let result = try run(
                 "/usr/bin/env", ["swift", "build", "--package-path", package, "--scratch-path", scratch],
