@@ -59,6 +59,8 @@ public struct JSONPositionalLineChunks: Sendable {
     /// The input's length as last seen, and the next chunk's number.
     private var knownCount: Int
     private var issued = 0
+    /// How far past its range a chunk reads at first, for the end of its last line.
+    private static let readPast = 64 << 10
 
     /// - Parameters:
     ///   - chunkBytes: the bytes of input each chunk's lines begin in (at most `maximumElementBytes`).
@@ -88,8 +90,9 @@ public struct JSONPositionalLineChunks: Sendable {
     public func read(chunk number: Int) -> (chunk: JSONLineChunk, failure: JSONStreamError?) {
         let begin = number * chunkBytes, end = begin + chunkBytes
         // From the byte before the range: a line begins at `begin` when that byte is a newline.
+        // The first read goes a little past the range, where the chunk's last line usually ends.
         let from = max(begin - 1, 0)
-        var storage = buffers.take(count: end - from + 1)
+        var storage = buffers.take(count: end - from + min(chunkBytes, Self.readPast))
         var filled = 0
         var endOfInput = false
         func readMore(atLeast room: Int) throws(JSONStreamError) {
