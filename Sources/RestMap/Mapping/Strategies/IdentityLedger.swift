@@ -54,10 +54,13 @@ final class LedgerVerdict: Sendable {
     }
 
     fileprivate func shardChecked(conflicts: [(element: Int, position: Int)]) {
-        state.update { state in
+        let isLast = state.withLock { state in
             state.remaining -= 1
             state.conflicts += conflicts
+            return state.remaining == 0
         }
+        // Only the last shard wakes the thread waiting for the verdict (up to 64 shards check a batch).
+        if isLast { state.update { _ in } }
     }
 
     /// The conflicting claims once every shard has checked the batch, each element's in claim order.
