@@ -32,8 +32,7 @@ public struct JSONLineChunks<Source: JSONByteSource> {
                 buffers: JSONChunkBuffers = JSONChunkBuffers()) {
         self.source = source
         self.buffers = buffers
-        self.maximumElementBytes = min(max(maximumElementBytes, 1), JSONDocument.maximumByteCount)
-        self.chunkBytes = max(min(chunkBytes, self.maximumElementBytes), 1)
+        (self.chunkBytes, self.maximumElementBytes) = lineChunkLimits(chunkBytes: chunkBytes, maximumElementBytes: maximumElementBytes)
     }
 
     /// The next chunk of whole lines; `nil` once the input is over. A source error or a line over
@@ -140,6 +139,13 @@ public struct JSONLineChunks<Source: JSONByteSource> {
         carry = []
         return chunk
     }
+}
+
+/// The line limit within what a document may hold, and a chunk size within it (so a line over the
+/// limit is never inside one chunk), both at least 1.
+func lineChunkLimits(chunkBytes: Int, maximumElementBytes: Int) -> (chunkBytes: Int, maximumElementBytes: Int) {
+    let maximumElementBytes = min(max(maximumElementBytes, 1), JSONDocument.maximumByteCount)
+    return (max(min(chunkBytes, maximumElementBytes), 1), maximumElementBytes)
 }
 
 /// Buffers of chunks that have been split, kept to read later chunks into (a few: the chunks in

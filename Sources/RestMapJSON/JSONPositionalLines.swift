@@ -70,8 +70,7 @@ public struct JSONPositionalLineChunks: Sendable {
                 buffers: JSONChunkBuffers = JSONChunkBuffers()) {
         self.bytes = bytes
         self.buffers = buffers
-        self.maximumElementBytes = min(max(maximumElementBytes, 1), JSONDocument.maximumByteCount)
-        self.chunkBytes = max(min(chunkBytes, self.maximumElementBytes), 1)
+        (self.chunkBytes, self.maximumElementBytes) = lineChunkLimits(chunkBytes: chunkBytes, maximumElementBytes: maximumElementBytes)
         knownCount = bytes.count()
     }
 

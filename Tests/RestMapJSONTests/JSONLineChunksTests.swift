@@ -18,30 +18,40 @@ struct JSONLineChunksTests {
         return elements
     }
 
-    /// The same through chunks of `chunkBytes`, numbered as `StreamMapping` numbers them.
-    func chunked(_ text: [UInt8], chunkBytes: Int, limit: Int = JSONDocument.maximumByteCount) throws(JSONStreamError) -> [(String, Int, Int)] {
-        var chunks = JSONLineChunks(source: InMemorySource(text), chunkBytes: chunkBytes, maximumElementBytes: limit)
+    /// Chunks taken in order and numbered as `StreamMapping` numbers them: each element's text,
+    /// index and line number.
+    struct Numbering {
         var elements: [(String, Int, Int)] = []
         var (lines, index, offset) = (0, 0, 0)
-        do throws(JSONStreamError) {
-            while let chunk = try chunks.next() {
-                #expect(chunk.offset == offset)
-                offset += chunk.bytes.count
-                let (found, lineCount) = chunk.lines()
-                let batch = chunk.batch(found, firstIndex: index, firstLine: lines + 1)
-                for (position, range) in batch.ranges.enumerated() {
-                    elements.append((String(decoding: batch.bytes[range], as: UTF8.self), batch.firstIndex + position, batch.lines[position]))
-                }
-                lines += lineCount
-                index += found.count
+
+        mutating func add(_ chunk: JSONLineChunk) {
+            if chunk.count > 0 {
+                #expect(chunk.offset == offset, "the chunks cover the input in order")
             }
+            offset += chunk.bytes.count
+            let (found, lineCount) = chunk.lines()
+            let batch = chunk.batch(found, firstIndex: index, firstLine: lines + 1)
+            for (position, range) in batch.ranges.enumerated() {
+                elements.append((String(decoding: batch.bytes[range], as: UTF8.self), batch.firstIndex + position, batch.lines[position]))
+            }
+            lines += lineCount
+            index += found.count
+        }
+    }
+
+    /// The same through chunks of `chunkBytes`.
+    func chunked(_ text: [UInt8], chunkBytes: Int, limit: Int = JSONDocument.maximumByteCount) throws(JSONStreamError) -> [(String, Int, Int)] {
+        var chunks = JSONLineChunks(source: InMemorySource(text), chunkBytes: chunkBytes, maximumElementBytes: limit)
+        var numbering = Numbering()
+        do throws(JSONStreamError) {
+            while let chunk = try chunks.next() { numbering.add(chunk) }
         } catch {
             var failure = error
-            if chunks.failedOnOversizedLine { failure.element = index }
+            if chunks.failedOnOversizedLine { failure.element = numbering.index }
             throw failure
         }
-        #expect(offset == text.count, "every byte is in one chunk")
-        return elements
+        #expect(numbering.offset == text.count, "every byte is in one chunk")
+        return numbering.elements
     }
 
     /// The same through chunks of a regular file read by offset, `junk` bytes into the file, each
@@ -62,27 +72,16 @@ struct JSONLineChunksTests {
         while let number = chunks.nextChunk() { numbers.append(number) }
         #expect(numbers == Array(numbers.indices))
         let read = numbers.reversed().map { chunks.read(chunk: $0) }.reversed()
-        var elements: [(String, Int, Int)] = []
-        var (lines, index, offset) = (0, 0, 0)
+        var numbering = Numbering()
         for (chunk, failure) in read {
-            if chunk.count > 0 {
-                #expect(chunk.offset == offset, "the chunks cover the input in order")
-            }
-            offset += chunk.bytes.count
-            let (found, lineCount) = chunk.lines()
-            let batch = chunk.batch(found, firstIndex: index, firstLine: lines + 1)
-            for (position, range) in batch.ranges.enumerated() {
-                elements.append((String(decoding: batch.bytes[range], as: UTF8.self), batch.firstIndex + position, batch.lines[position]))
-            }
-            lines += lineCount
-            index += found.count
+            numbering.add(chunk)
             if var failure {
-                failure.element = index
+                failure.element = numbering.index
                 throw failure
             }
         }
-        #expect(offset == text.count, "every byte is in one chunk")
-        return elements
+        #expect(numbering.offset == text.count, "every byte is in one chunk")
+        return numbering.elements
     }
 
     static let inputs: [String] = [
