@@ -85,7 +85,7 @@ private final class LedgerShard: Sendable {
     }
 
     private struct State {
-        /// Out while a thread checks parts against it (`checking`).
+        /// Out while a thread checks parts against it (`submit`).
         var table: FingerprintTable? = FingerprintTable()
         /// The next batch to check.
         var next = 0
