@@ -36,8 +36,7 @@ public struct FileDescriptorSource: JSONByteSource {
             #endif
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw JSONStreamError(message: "cannot read the input: \(String(cString: strerror(errno)))", offset: 0, element: nil,
-                                  isMalformed: false)
+            throw .unreadable(at: 0)
         }
     }
 
@@ -82,6 +81,19 @@ public struct JSONStreamError: Error, Sendable, Equatable, CustomStringConvertib
         self.offset = offset
         self.element = element
         self.isMalformed = isMalformed
+    }
+
+    /// An element (or line) longer than `maximumElementBytes`, which begins at `offset`; reading
+    /// stopped once `bytesRead` bytes of the input were read.
+    static func oversized(maximumElementBytes: Int, bytesRead: Int, offset: Int, element: Int?) -> JSONStreamError {
+        JSONStreamError(message: "an element (or line) is larger than \(maximumElementBytes) bytes, the most one may have; "
+                            + "reading stopped after \(bytesRead) bytes of input",
+                        offset: offset, element: element, isMalformed: false)
+    }
+
+    /// A read that failed with the current `errno`, at `offset`.
+    static func unreadable(at offset: Int) -> JSONStreamError {
+        JSONStreamError(message: "cannot read the input: \(String(cString: strerror(errno)))", offset: offset, element: nil, isMalformed: false)
     }
 
     public var description: String {
@@ -458,9 +470,8 @@ public struct JSONElementStream<Source: JSONByteSource> {
         if filled == buffer.count {
             // The unread bytes fill the buffer: one element (or line) has all of them.
             guard filled <= maximumElementBytes else {
-                throw JSONStreamError(message: "an element (or line) is larger than \(maximumElementBytes) bytes, the most one may have; "
-                                        + "reading stopped after \(bufferOffset + filled) bytes of input",
-                                      offset: bufferOffset, element: nextIndex, isMalformed: false)
+                throw .oversized(maximumElementBytes: maximumElementBytes, bytesRead: bufferOffset + filled, offset: bufferOffset,
+                                 element: nextIndex)
             }
             buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maximumElementBytes + 1 - buffer.count)))
         }

@@ -128,9 +128,8 @@ public struct JSONLineChunks<Source: JSONByteSource> {
     /// The error for a line over the limit that starts at `lineStart` of `buffer`, thrown after
     /// the whole lines before it are given.
     private mutating func oversized(_ buffer: inout Buffer, lineStart: Int) throws(JSONStreamError) -> JSONLineChunk {
-        let failure = JSONStreamError(message: "an element (or line) is larger than \(maximumElementBytes) bytes, the most one may have; "
-                                        + "reading stopped after \(offset + buffer.filled) bytes of input",
-                                      offset: offset + lineStart, element: nil, isMalformed: false)
+        let failure = JSONStreamError.oversized(maximumElementBytes: maximumElementBytes, bytesRead: offset + buffer.filled,
+                                                offset: offset + lineStart, element: nil)
         atEnd = true
         failedOnOversizedLine = true
         guard lineStart > 0 else { throw failure }
@@ -209,16 +208,16 @@ public final class JSONLineChunk: @unchecked Sendable {
         var elements: [(range: Range<Int>, line: Int)] = []
         var line = 0
         var position = start
-        let count = start + count
+        let linesEnd = start + count
         storage.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
-            while position < count {
-                let newline = memchr(base + position, 0x0A, count - position).map { UnsafeRawPointer($0) - base }
-                var end = newline ?? count
+            while position < linesEnd {
+                let newline = memchr(base + position, 0x0A, linesEnd - position).map { UnsafeRawPointer($0) - base }
+                var end = newline ?? linesEnd
                 if newline != nil, end > position, raw[end - 1] == 0x0D { end -= 1 }
                 if !raw[position..<end].allSatisfy(isJSONWhitespace) { elements.append((position..<end, line)) }
                 line += 1
-                position = (newline ?? count) + 1
+                position = (newline ?? linesEnd) + 1
             }
         }
         return (elements, line)

@@ -36,8 +36,7 @@ public struct JSONPositionalBytes: Sendable {
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw JSONStreamError(message: "cannot read the input: \(String(cString: strerror(errno)))", offset: offset + filled,
-                                      element: nil, isMalformed: false)
+                throw .unreadable(at: offset + filled)
             }
             filled += count
         }
@@ -132,10 +131,8 @@ public struct JSONPositionalLineChunks: Sendable {
             while true {
                 let newline = storage.firstNewline(in: max(searched, lastStart)..<filled)
                 if (newline ?? filled) - lastStart > maximumElementBytes {
-                    let failure = JSONStreamError(
-                        message: "an element (or line) is larger than \(maximumElementBytes) bytes, the most one may have; "
-                            + "reading stopped after \(from + filled) bytes of input",
-                        offset: from + lastStart, element: nil, isMalformed: false)
+                    let failure = JSONStreamError.oversized(maximumElementBytes: maximumElementBytes, bytesRead: from + filled,
+                                                            offset: from + lastStart, element: nil)
                     return (chunk(start: first, stop: lastStart), failure)
                 }
                 if let newline { return (chunk(start: first, stop: newline + 1), nil) }

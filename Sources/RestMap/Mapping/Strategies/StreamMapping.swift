@@ -189,15 +189,12 @@ extension Mapper {
                 let reader = chunks
                 let numbering = LineNumbering()
                 try run(next: { chunks.nextChunk() }, work: { worker, number, _ in
-                    let (chunk, failure) = profile.measure(.pread) { reader.read(chunk: number) }
+                    var (chunk, failure) = profile.measure(.pread) { reader.read(chunk: number) }
                     var (mapped, elementsThrough) = worker.mapLines(chunk, sequence: number, numbering: numbering, buffers: buffers,
                                                                     target: target, request: request, render: render, profile: profile)
                     // What failed (a line over the limit, a read) comes after the chunk's lines.
-                    mapped.failure = failure.map { failure in
-                        var failure = failure
-                        failure.element = elementsThrough
-                        return failure
-                    }
+                    failure?.element = elementsThrough
+                    mapped.failure = failure
                     return mapped
                 })
             } else if target.layout == .lines {
