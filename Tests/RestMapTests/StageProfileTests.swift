@@ -67,8 +67,38 @@ struct StageProfileTests {
         #expect(written > 0)
         let threads = profile.cpuByThread
         #expect(threads.count == 1)
-        for stage in [StageProfile.Stage.read, .cut, .parse, .map, .merge, .render] {
+        for stage in [StageProfile.Stage.read, .cut, .parse, .map, .merge, .claim, .render] {
             #expect(threads[0][stage, default: .zero] > .zero, "\(stage): \(threads[0])")
         }
+    }
+
+    @Test("NDJSON in a file on two threads: the workers read, split and check identities; the caller only hands over and writes")
+    func positionalNDJSONProfile() throws {
+        let mapper = try mapper()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-profile-\(UUID().uuidString).ndjson").path
+        let lines = ParallelMappingTests.elements().joined(separator: "\n")
+        try lines.write(toFile: path, atomically: true, encoding: .utf8)
+        let descriptor = open(path, O_RDONLY)
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        let profile = StageProfile()
+        var written = 0
+        try RecordWriter.writeStream(Response(path: "/repos", body: []), from: FileDescriptorSource(descriptor: descriptor), mapper: mapper,
+                                     options: StreamOptions(input: .representations(entity: "Repo"), jobs: 2, batchBytes: 64 << 10,
+                                                            profile: profile),
+                                     format: .ndjson, write: { written += $0.count }, failed: { _ in })
+        #expect(written > 0)
+        let threads = profile.cpuByThread
+        #expect(threads.count == 3, "the caller and two workers: \(threads)")
+        for stage in [StageProfile.Stage.read, .cut, .pread, .split, .parse, .map, .claim] {
+            #expect(threads[0][stage] == nil, "the caller does not \(stage): \(threads[0])")
+        }
+        let workers = threads.dropFirst()
+        for stage in [StageProfile.Stage.pread, .split, .parse, .map, .claim, .render] {
+            #expect(workers.contains { $0[stage, default: .zero] > .zero }, "\(stage) on a worker: \(Array(workers))")
+        }
+        #expect(!StageProfile.Stage.pread.isSerial && !StageProfile.Stage.claim.isSerial)
     }
 }
