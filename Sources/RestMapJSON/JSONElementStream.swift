@@ -162,6 +162,11 @@ public struct JSONElementStream<Source: JSONByteSource> {
     /// The most bytes one element (or line) may have; a longer one ends the stream with an error
     /// as soon as that many bytes of it are read, instead of growing the buffer without end.
     private let maximumElementBytes: Int
+    /// Arrays: an element beginning at or after this input offset is not read (`stoppedAt`).
+    private var stopOffset = Int.max
+    /// Where the stream stopped before an element at or after its stop offset; `nil` while it has
+    /// not (and once the array ended or the stream failed).
+    public private(set) var stoppedAt: JSONArrayCursor?
 
     /// - Parameter maximumElementBytes: the largest element (or line) held; at most
     ///   `JSONDocument.maximumByteCount`, which is also the default (no larger element parses).
@@ -185,10 +190,40 @@ public struct JSONElementStream<Source: JSONByteSource> {
         self.atEnd = true
     }
 
+    /// Reads an array's elements from `cursor` on (input offset `cursor.offset` is the source's
+    /// first byte), up to the first element beginning at or after input offset `stopOffset`
+    /// (`stoppedAt` then says where it is), or through the end of the document.
+    ///
+    /// From the same cursor and bytes it gives what a stream reading the whole input gives from
+    /// there on — elements, framing errors, the end of the document — except that elements are
+    /// numbered from 0 at the cursor, in batches and in errors.
+    public init(resuming cursor: JSONArrayCursor.Element, source: Source, layout: JSONStreamLayout, stopOffset: Int = .max,
+                bufferSize: Int = 1 << 20, maximumElementBytes: Int = JSONDocument.maximumByteCount) {
+        self.init(source: source, layout: layout, bufferSize: bufferSize, maximumElementBytes: maximumElementBytes)
+        bufferOffset = cursor.offset
+        self.stopOffset = stopOffset
+        state = .inArray(expectingElement: cursor.afterComma)
+    }
+
+    /// Reads what comes before an array's first element (the objects around it, its `[`); the
+    /// cursor after the `[`, or `.ended` when the input is empty (or only whitespace), which holds
+    /// no elements.
+    public mutating func arrayEntry() throws(JSONStreamError) -> JSONArrayCursor {
+        guard case .array(let keys) = layout, case .start = state else { preconditionFailure("arrayEntry() begins an array stream") }
+        try skipWhitespace()
+        if position >= filled, atEnd {
+            state = .finished
+            return .ended
+        }
+        try enterArray(keys: keys)
+        state = .inArray(expectingElement: false)
+        return .element(.init(offset: bufferOffset + position, afterComma: false))
+    }
+
     /// The next elements, about `targetBytes` of them; `nil` once the stream is over.
     public mutating func nextBatch(targetBytes: Int = 1 << 20) throws(JSONStreamError) -> JSONElementBatch? {
         var batch = JSONElementBatch(bytes: [UInt8(ascii: "[")], ranges: [], firstIndex: nextIndex, lines: [])
-        batch.bytes.reserveCapacity(targetBytes + 64)
+        batch.bytes.reserveCapacity(min(targetBytes, buffer.count) + 64)
         if let pendingFailure {
             self.pendingFailure = nil
             throw pendingFailure
@@ -293,6 +328,10 @@ public struct JSONElementStream<Source: JSONByteSource> {
                     position += 1
                     state = .inArray(expectingElement: true)
                     continue
+                }
+                if bufferOffset + position >= stopOffset {
+                    stoppedAt = .element(.init(offset: bufferOffset + position, afterComma: expectingElement))
+                    return nil
                 }
                 let end = try valueEnd(element: nextIndex)
                 state = .inArray(expectingElement: false)

@@ -72,6 +72,34 @@ struct StageProfileTests {
         }
     }
 
+    @Test("An array in a file on two threads: the workers find where their chunks begin, read and cut them; the caller reads only what comes before the array")
+    func positionalArrayProfile() throws {
+        let mapper = try mapper()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-profile-\(UUID().uuidString).json").path
+        try Data(ParallelMappingTests.body()).write(to: URL(fileURLWithPath: path))
+        let descriptor = open(path, O_RDONLY)
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        let profile = StageProfile()
+        var written = 0
+        try RecordWriter.writeStream(Response(path: "/repos", body: []), from: FileDescriptorSource(descriptor: descriptor), mapper: mapper,
+                                     options: StreamOptions(input: .array, jobs: 2, batchBytes: 64 << 10, profile: profile),
+                                     format: .ndjson, write: { written += $0.count }, failed: { _ in })
+        #expect(written > 0)
+        let threads = profile.cpuByThread
+        #expect(threads.count == 3, "the caller and two workers: \(threads)")
+        for stage in [StageProfile.Stage.read, .scan, .split, .parse, .map, .claim] {
+            #expect(threads[0][stage] == nil, "the caller does not \(stage): \(threads[0])")
+        }
+        let workers = threads.dropFirst()
+        for stage in [StageProfile.Stage.scan, .split, .parse, .map, .claim, .render] {
+            #expect(workers.contains { $0[stage, default: .zero] > .zero }, "\(stage) on a worker: \(Array(workers))")
+        }
+        #expect(!StageProfile.Stage.scan.isSerial && !StageProfile.Stage.split.isSerial)
+    }
+
     @Test("NDJSON in a file on two threads: the workers read, split and check identities; the caller only hands over and writes")
     func positionalNDJSONProfile() throws {
         let mapper = try mapper()

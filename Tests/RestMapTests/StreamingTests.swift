@@ -162,6 +162,61 @@ struct StreamingTests {
         }
     }
 
+    /// Streams `body` from a regular file (which the mapping threads cut themselves) and from
+    /// memory: the output, the errors and the failure that ended the stream, of each.
+    func fromFileAndMemory(_ body: String, path: String, jobs: Int, batchBytes: Int) throws -> [(output: String, errors: [String], failure: String?)] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-stream-\(UUID().uuidString).json").path
+        try body.write(toFile: file, atomically: true, encoding: .utf8)
+        let descriptor = open(file, O_RDONLY)
+        defer {
+            close(descriptor)
+            unlink(file)
+        }
+        #expect(FileDescriptorSource(descriptor: descriptor).positional != nil)
+        func run(_ source: some JSONByteSource) throws -> (output: String, errors: [String], failure: String?) {
+            var output: [UInt8] = []
+            var errors: [String] = []
+            var failure: String?
+            do {
+                try RecordWriter.writeStream(Response(path: path, body: []), from: source, mapper: mapper(),
+                                             options: StreamOptions(input: .array, jobs: jobs, batchBytes: batchBytes), format: .json,
+                                             write: { output += $0 }, failed: { errors += $0.map(\.description) })
+            } catch let error as StreamingFailure {
+                failure = error.description
+            }
+            return (String(decoding: output, as: UTF8.self), errors, failure)
+        }
+        return [try run(FileDescriptorSource(descriptor: descriptor)), try run(InMemorySource(Array(body.utf8)))]
+    }
+
+    @Test("An array in a regular file, cut by the mapping threads, prints what it prints from memory: records, errors and broken framing")
+    func arrayFromAFile() throws {
+        let many = (0..<300).map { index in
+            index % 40 == 7 ? #""not a repo""# : #"{"id": \#(index), "name": "r\\\"\#(index)]", "owner": {"login": "user\#(index % 3)"}}"#
+        }
+        let conflicting = (0..<200).map { #"{"id": \#($0), "owner": {"login": "u\#($0 % 7)", "site": "s\#($0 % 11)"}}"# }
+        let bodies: [(String, String)] = [
+            (Self.array, "/repos"),
+            ("[" + many.joined(separator: ",\n  ") + "]\n", "/repos"),
+            ("[" + conflicting.joined(separator: ",") + "]", "/repos"),
+            (#"{"total": 1, "skip": {"items": [1, {"a": "]"}]}, "result": {"items": \#(Self.array), "more": [true]}, "end": null}"#, "/search"),
+            ("[" + many.joined(separator: ",") + #" {"id": 999}]"#, "/repos"),
+            ("[" + many[..<150].joined(separator: ",") + #", 1"a,b", "# + many[150...].joined(separator: ",") + "]", "/repos"),
+            ("[" + many.joined(separator: ",") + "] trailing", "/repos"),
+            ("[" + many.joined(separator: ","), "/repos"),
+        ]
+        for (body, path) in bodies {
+            for (jobs, batchBytes) in [(1, 100), (2, 64), (3, 500), (4, 1 << 20)] {
+                let readings = try fromFileAndMemory(body, path: path, jobs: jobs, batchBytes: batchBytes)
+                let place = "\(body.prefix(30))… with \(jobs) jobs, batches of \(batchBytes)"
+                #expect(readings[0].output == readings[1].output, "\(place)")
+                #expect(readings[0].errors == readings[1].errors, "\(place)")
+                #expect(readings[0].failure == readings[1].failure, "\(place)")
+                #expect(readings[0].output.count > 2, "\(place)")
+            }
+        }
+    }
+
     @Test("Records with one identification but different content in two elements: the later element fails, saying why")
     func identityConflict() throws {
         let body = #"[{"id": 1, "owner": {"login": "ann", "site": "a"}}, {"id": 2, "owner": {"login": "ann", "site": "b"}}, {"id": 3}]"#

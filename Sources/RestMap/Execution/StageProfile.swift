@@ -16,8 +16,12 @@ public final class StageProfile: Sendable {
         case pread
         /// Cutting the input into elements, chunks of lines or parts (on the calling thread).
         case cut
-        /// Splitting a chunk of NDJSON into its lines (on the mapping threads).
+        /// Splitting a chunk into its elements, on the mapping threads: NDJSON into its lines, an
+        /// array in a regular file into the elements that begin in the chunk.
         case split
+        /// Working out where a chunk of an array in a regular file begins (`ArrayChunkChain`), on
+        /// the mapping threads; only with several jobs.
+        case scan
         /// Parsing JSON into a document.
         case parse
         /// Mapping representations into records.
@@ -38,7 +42,7 @@ public final class StageProfile: Sendable {
         public var isSerial: Bool {
             switch self {
             case .read, .cut, .merge, .order, .write: true
-            case .pread, .split, .parse, .map, .claim, .render: false
+            case .pread, .split, .scan, .parse, .map, .claim, .render: false
             }
         }
     }

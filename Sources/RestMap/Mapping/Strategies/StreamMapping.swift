@@ -218,6 +218,20 @@ extension Mapper {
                     worker.mapLines(chunk, sequence: sequence, numbering: numbering, buffers: buffers,
                                     target: target, request: request, render: render, profile: profile).batch
                 })
+            } else if let positional = source.positional {
+                var header = JSONElementStream(source: JSONPositionalReader(positional), layout: target.layout, bufferSize: 64 << 10,
+                                               maximumElementBytes: options.maximumElementBytes)
+                let entry = try profile.measureCut { () throws(JSONStreamError) in try header.arrayEntry() }
+                var chunks = JSONPositionalArrayChunks(bytes: positional, layout: target.layout, entry: entry, chunkBytes: batchBytes,
+                                                       maximumElementBytes: options.maximumElementBytes)
+                let reader = chunks
+                let chain = ArrayChunkChain(entry: entry, speculates: options.jobs > 1)
+                try run(next: { chunks.nextChunk() }, work: { worker, number, _ in
+                    let (batch, failure) = chain.cut(chunk: number, of: reader, profile: profile)
+                    var mapped = batch.map { worker.mapBatch($0, target: target, request: request, render: render, profile: profile) } ?? MappedBatch()
+                    mapped.failure = failure
+                    return mapped
+                })
             } else {
                 var stream = JSONElementStream(source: ProfiledSource(source, profile: profile), layout: target.layout,
                                                bufferSize: min(options.batchBytes, 1 << 20), maximumElementBytes: options.maximumElementBytes)

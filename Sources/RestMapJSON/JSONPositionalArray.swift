@@ -1,0 +1,455 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where reading an array's elements begins, or where a reading of them stopped.
+public enum JSONArrayCursor: Sendable, Equatable {
+    /// A place in the array where an element is due.
+    public struct Element: Sendable, Equatable {
+        /// The input offset: the element's first byte, or whitespace before it.
+        public var offset: Int
+        /// Whether a `,` came before (`false`: the array's first element is due, or its `]`).
+        public var afterComma: Bool
+
+        public init(offset: Int, afterComma: Bool) {
+            self.offset = offset
+            self.afterComma = afterComma
+        }
+    }
+
+    /// An element is due at a place.
+    case element(Element)
+    /// The array and the document after it were read to the end, or their framing failed.
+    case ended
+}
+
+/// Bytes of a regular file read in turn from an offset, as a stream reads them.
+public struct JSONPositionalReader: JSONByteSource {
+    public let bytes: JSONPositionalBytes
+    /// The input offset of the next byte read.
+    public private(set) var offset: Int
+
+    public init(_ bytes: JSONPositionalBytes, from offset: Int = 0) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int {
+        let count = try bytes.read(at: offset, into: buffer)
+        offset += count
+        return count
+    }
+}
+
+/// How deep a byte of an array's input is: `depth` containers inside the element there (0:
+/// between elements, or in a string or scalar element), and whether it is in a string. A
+/// negative depth is past the array's `]`.
+public struct JSONArrayNesting: Sendable, Equatable {
+    public var depth: Int
+    public var inString: Bool
+
+    /// Between the array's elements.
+    public static let elementLevel = JSONArrayNesting(depth: 0, inString: false)
+}
+
+/// What one chunk of an array's input does to the nesting, worked out without knowing the
+/// nesting at its first byte: once as if it began outside a string, once inside one. Of the two,
+/// the one that holds is exact for valid JSON; for other input it is only a guess, which
+/// `JSONPositionalArrayChunks.cut` never relies on.
+public struct JSONArrayChunkSummary: Sendable {
+    /// The change of depth over the chunk, the lowest depth reached (from 0 at its first byte),
+    /// and whether it ends in a string.
+    struct Walk: Sendable {
+        var delta = 0
+        var minimum = 0
+        var endsInString: Bool
+    }
+
+    var fromOutside = Walk(endsInString: false)
+    var fromInside = Walk(endsInString: true)
+    /// Whether the chunk's first byte is escaped, if it is in a string (an odd run of
+    /// backslashes before it).
+    var escapedAtStart: Bool
+
+    /// The nesting after the chunk, from the nesting at its first byte.
+    public func nesting(after start: JSONArrayNesting) -> JSONArrayNesting {
+        guard start.depth >= 0 else { return start }
+        let walk = start.inString ? fromInside : fromOutside
+        if start.depth + walk.minimum < 0 { return JSONArrayNesting(depth: -1, inString: false) }
+        return JSONArrayNesting(depth: start.depth + walk.delta, inString: walk.endsInString)
+    }
+}
+
+/// Where the elements of a chunk begin, found from the nesting at its first byte.
+public enum JSONArrayChunkClaim: Sendable, Equatable {
+    /// Reading the chunk's elements begins at this cursor.
+    case cursor(JSONArrayCursor)
+    /// No element begins in the chunk: one that began before it covers it, or only whitespace
+    /// and separators are in it.
+    case noElementStarts
+    /// The bytes around the chunk's start do not say (malformed framing, a failed read).
+    case unknown
+}
+
+/// The elements read from a chunk: a batch of them (numbered from 0), where reading stopped,
+/// and the error that ended the stream there, if one did.
+public struct JSONArrayChunkCut: Sendable {
+    public var batch: JSONElementBatch?
+    public var exit: JSONArrayCursor
+    public var failure: JSONStreamError?
+
+    public var elementCount: Int { batch?.ranges.count ?? 0 }
+
+    public init(batch: JSONElementBatch?, exit: JSONArrayCursor, failure: JSONStreamError? = nil) {
+        self.batch = batch
+        self.exit = exit
+        self.failure = failure
+    }
+}
+
+/// A JSON array in a regular file in chunks cut by the threads that map them: chunk `k` holds the
+/// elements that begin in bytes `k × chunkBytes ..< (k + 1) × chunkBytes` after the array's `[`.
+///
+/// Which bytes begin an element depends on every byte before (a `,` in a string is not a
+/// separator), so a thread cannot simply start reading in the middle. Instead:
+///
+/// 1. `summarize` walks a chunk once, for both possible starts (outside a string, inside one),
+///    with no knowledge of what came before; any thread can do it, in any order.
+/// 2. The nesting at each chunk's first byte follows from the summaries of the chunks before it,
+///    one step per chunk (`JSONArrayChunkSummary.nesting(after:)`).
+/// 3. `claim` turns that nesting into the cursor of the chunk's first element, looking only at
+///    the bytes around its start, and `cut` reads the chunk's elements from it with
+///    `JSONElementStream`, as reading the whole input would.
+/// 4. What makes the result exact is not the guess but a check: a chunk's elements count only
+///    when its claimed cursor equals the cursor where the `cut` of the chunk before it stopped;
+///    otherwise it is cut again from there. For valid JSON the two always agree.
+public struct JSONPositionalArrayChunks: Sendable {
+    public let bytes: JSONPositionalBytes
+    private let layout: JSONStreamLayout
+    /// The input offset after the array's `[`, where chunk 0 begins.
+    public let arrayStart: Int
+    private let chunkBytes: Int
+    private let maximumElementBytes: Int
+    private var knownCount: Int
+    private var issued = 0
+
+    /// - Parameters:
+    ///   - entry: the cursor after the array's `[` (`JSONElementStream.arrayEntry()`); `.ended`
+    ///     gives no chunks.
+    ///   - chunkBytes: the bytes of input each chunk's elements begin in.
+    ///   - maximumElementBytes: the most bytes one element may have, as `JSONElementStream` has it.
+    public init(bytes: JSONPositionalBytes, layout: JSONStreamLayout, entry: JSONArrayCursor, chunkBytes: Int = 1 << 20,
+                maximumElementBytes: Int = JSONDocument.maximumByteCount) {
+        self.bytes = bytes
+        self.layout = layout
+        self.chunkBytes = max(chunkBytes, 1)
+        self.maximumElementBytes = maximumElementBytes
+        if case .element(let element) = entry {
+            arrayStart = element.offset
+            knownCount = bytes.count()
+        } else {
+            arrayStart = 0
+            knownCount = 0
+        }
+    }
+
+    /// The next chunk's number; `nil` once the chunks cover the input (looked at again then, for
+    /// a file that grew).
+    public mutating func nextChunk() -> Int? {
+        if arrayStart + issued * chunkBytes >= knownCount, knownCount > 0 { knownCount = bytes.count() }
+        guard arrayStart + issued * chunkBytes < knownCount else { return nil }
+        defer { issued += 1 }
+        return issued
+    }
+
+    /// The input offsets whose elements belong to chunk `number`.
+    public func range(of number: Int) -> Range<Int> {
+        arrayStart + number * chunkBytes ..< arrayStart + (number + 1) * chunkBytes
+    }
+
+    // MARK: Reading a chunk
+
+    /// Reads the chunk's elements from `cursor` (the cursor where the chunk before stopped, for
+    /// the result to be exact) up to the first element beginning after the chunk.
+    public func cut(chunk number: Int, from cursor: JSONArrayCursor) -> JSONArrayChunkCut {
+        guard case .element(let element) = cursor else { return JSONArrayChunkCut(batch: nil, exit: .ended) }
+        let stop = range(of: number).upperBound
+        var stream = JSONElementStream(resuming: element, source: JSONPositionalReader(bytes, from: element.offset), layout: layout,
+                                       stopOffset: stop, bufferSize: max(stop - element.offset, 0) + (64 << 10),
+                                       maximumElementBytes: maximumElementBytes)
+        var cut = JSONArrayChunkCut(batch: nil, exit: .ended)
+        do throws(JSONStreamError) {
+            cut.batch = try stream.nextBatch(targetBytes: .max)
+            // A failure after the elements comes with the next call.
+            if cut.batch != nil { _ = try stream.nextBatch(targetBytes: .max) }
+            cut.exit = stream.stoppedAt ?? .ended
+        } catch {
+            cut.failure = error
+        }
+        return cut
+    }
+
+    // MARK: Guessing where a chunk begins
+
+    /// Walks chunk `number` for both possible starts; `nil` when it cannot be read.
+    public func summarize(chunk number: Int) -> JSONArrayChunkSummary? {
+        let range = range(of: number)
+        guard let escaped = backslashesBefore(range.lowerBound) else { return nil }
+        var summary = JSONArrayChunkSummary(escapedAtStart: escaped % 2 == 1)
+        // `inString` is relative to a start outside a string; a start inside one sees it inverted.
+        var inString = false
+        var skip = summary.escapedAtStart ? 1 : 0
+        let blockBytes = 64 << 10
+        var block = [UInt8](repeating: 0, count: blockBytes)
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let wanted = min(blockBytes, range.upperBound - offset)
+            guard let count = bytes.read(at: offset, into: &block, count: wanted) else { return nil }
+            block.withUnsafeBufferPointer { block in
+                Self.walk(block.baseAddress!, count: count, skip: &skip, inString: &inString, summary: &summary)
+            }
+            if count < wanted { break }
+            offset += count
+        }
+        summary.fromOutside.endsInString = inString
+        summary.fromInside.endsInString = !inString
+        return summary
+    }
+
+    /// Walks `count` bytes: every backslash escapes the byte after it (`skip` carries one over to
+    /// the next block), every other `"` opens or closes a string, and each bracket counts for the
+    /// start it is outside a string for.
+    private static func walk(_ base: UnsafePointer<UInt8>, count: Int, skip: inout Int, inString: inout Bool,
+                             summary: inout JSONArrayChunkSummary) {
+        var index = skip
+        while true {
+            skipPlainWords(base, at: &index, to: count)
+            guard index < count else { break }
+            let byte = base[index]
+            switch byte {
+            case UInt8(ascii: "\\"):
+                index += 2
+                continue
+            case UInt8(ascii: "\""):
+                inString.toggle()
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if inString { summary.fromInside.delta += 1 } else { summary.fromOutside.delta += 1 }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if inString {
+                    summary.fromInside.delta -= 1
+                    summary.fromInside.minimum = min(summary.fromInside.minimum, summary.fromInside.delta)
+                } else {
+                    summary.fromOutside.delta -= 1
+                    summary.fromOutside.minimum = min(summary.fromOutside.minimum, summary.fromOutside.delta)
+                }
+            default: break
+            }
+            index += 1
+        }
+        skip = index - count
+    }
+
+    /// Moves `index` over bytes that are none of `"`, `\`, `[`, `]`, `{`, `}`, eight at a time, to
+    /// the first that may be one (or to where fewer than eight are left; every byte is looked at
+    /// from there).
+    @inline(__always)
+    private static func skipPlainWords(_ base: UnsafePointer<UInt8>, at index: inout Int, to end: Int) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= end {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            // Zero bytes of each: `"`; `[` or `{` (0x5B, 0x7B); `\`, `]`, `|` or `}` (0x5C, 0x5D, 0x7C, 0x7D).
+            let quote = word ^ (ones &* 0x22)
+            let opening = (word & (ones &* 0xDF)) ^ (ones &* 0x5B)
+            let closing = (word & (ones &* 0xDE)) ^ (ones &* 0x5C)
+            // A borrow only flags bytes above a zero byte, so the lowest flag is a real one.
+            let flags = ((quote &- ones) & ~quote) | ((opening &- ones) & ~opening) | ((closing &- ones) & ~closing)
+            let found = flags & high
+            if found != 0 {
+                index += found.trailingZeroBitCount >> 3
+                return
+            }
+            index += 8
+        }
+    }
+
+    /// The backslashes right before input offset `offset` (none before the array); `nil` when
+    /// they cannot be read.
+    private func backslashesBefore(_ offset: Int) -> Int? {
+        var count = 0
+        var end = offset
+        var block = [UInt8](repeating: 0, count: 256)
+        while end > arrayStart {
+            let begin = max(end - block.count, arrayStart)
+            guard let read = bytes.read(at: begin, into: &block, count: end - begin) else { return nil }
+            guard read == end - begin else { return count }
+            for index in stride(from: read - 1, through: 0, by: -1) {
+                guard block[index] == UInt8(ascii: "\\") else { return count }
+                count += 1
+            }
+            end = begin
+        }
+        return count
+    }
+
+    /// Where chunk `number`'s elements begin, given the nesting at its first byte (from the
+    /// summaries of the chunks before it) and its own summary. Only bytes near its start are read.
+    public func claim(chunk number: Int, nesting: JSONArrayNesting, summary: JSONArrayChunkSummary) -> JSONArrayChunkClaim {
+        guard nesting.depth >= 0 else { return .cursor(.ended) }
+        let range = range(of: number)
+        let walk = nesting.inString ? summary.fromInside : summary.fromOutside
+        // The chunk never comes back to the array's level: no element begins in it.
+        if nesting.depth + walk.minimum > 0 { return .noElementStarts }
+        var forward = ForwardBytes(bytes: bytes, offset: range.lowerBound, end: range.upperBound)
+        if nesting.inString || nesting.depth > 0 {
+            // The end of the element the chunk begins in.
+            var depth = nesting.depth, inString = nesting.inString, escaped = nesting.inString && summary.escapedAtStart
+            scan: while true {
+                // An element that runs past the chunk leaves none to begin in it.
+                guard let byte = forward.next() else { return forward.atChunkEnd ? .noElementStarts : .unknown }
+                if inString {
+                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                        if depth == 0 { break scan }
+                    }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { break scan }
+                    if depth < 0 { return .unknown }
+                default: break
+                }
+            }
+            return afterElement(&forward)
+        }
+        // At the array's level: what came before says what is due.
+        // (Whitespace longer than that is left to the check: no chunk reads far back.)
+        let lookBack = max(chunkBytes, 64 << 10)
+        guard let (before, place) = lastNonWhitespace(before: range.lowerBound, notBefore: max(range.lowerBound - lookBack, arrayStart - 1)) else {
+            return .unknown
+        }
+        if place == arrayStart - 1 { return elementStart(&forward, afterComma: false) }
+        switch before {
+        case UInt8(ascii: ","):
+            return elementStart(&forward, afterComma: true)
+        case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "\""):
+            return afterElement(&forward)
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ":"):
+            return .unknown
+        default:
+            // A scalar element; when it runs into the chunk, it ends at the next delimiter.
+            if place == range.lowerBound - 1 {
+                while let byte = forward.peek(), !isJSONWhitespace(byte), byte != UInt8(ascii: ","), byte != UInt8(ascii: "]"),
+                      byte != UInt8(ascii: "}") {
+                    forward.advance()
+                }
+            }
+            return afterElement(&forward)
+        }
+    }
+
+    /// After an element: a `,` and the next element, or the array's `]`.
+    private func afterElement(_ forward: inout ForwardBytes) -> JSONArrayChunkClaim {
+        forward.skipWhitespace()
+        guard let byte = forward.peek() else { return forward.atChunkEnd ? .noElementStarts : .unknown }
+        switch byte {
+        case UInt8(ascii: ","):
+            forward.advance()
+            return elementStart(&forward, afterComma: true)
+        case UInt8(ascii: "]"):
+            return .cursor(.ended)
+        default:
+            return .unknown
+        }
+    }
+
+    /// Where an element is due: its first byte (or the array's `]`, when no `,` came before).
+    private func elementStart(_ forward: inout ForwardBytes, afterComma: Bool) -> JSONArrayChunkClaim {
+        forward.skipWhitespace()
+        guard let byte = forward.peek() else { return forward.atChunkEnd ? .noElementStarts : .unknown }
+        if byte == UInt8(ascii: "]") { return afterComma ? .unknown : .cursor(.ended) }
+        return .cursor(.element(.init(offset: forward.offset, afterComma: afterComma)))
+    }
+
+    /// The last byte before `offset` that is not whitespace, and its offset, looking back no
+    /// further than `lowest`.
+    private func lastNonWhitespace(before offset: Int, notBefore lowest: Int) -> (byte: UInt8, offset: Int)? {
+        var end = offset
+        var block = [UInt8](repeating: 0, count: 4096)
+        while end > lowest {
+            let begin = max(end - block.count, lowest)
+            guard bytes.read(at: begin, into: &block, count: end - begin) == end - begin else { return nil }
+            for index in stride(from: end - begin - 1, through: 0, by: -1) where !isJSONWhitespace(block[index]) {
+                return (block[index], begin + index)
+            }
+            end = begin
+        }
+        return nil
+    }
+}
+
+/// Bytes read forward from an offset, block by block, up to the end of a chunk.
+private struct ForwardBytes {
+    let bytes: JSONPositionalBytes
+    /// The input offset of the next byte.
+    private(set) var offset: Int
+    let end: Int
+    private var block: [UInt8] = []
+    private var blockStart = 0
+
+    init(bytes: JSONPositionalBytes, offset: Int, end: Int) {
+        self.bytes = bytes
+        self.offset = offset
+        self.end = end
+        self.blockStart = offset
+    }
+
+    /// Whether the chunk's bytes are all read (rather than the input ending or failing).
+    var atChunkEnd: Bool { offset >= end }
+
+    /// The next byte, without moving on; `nil` at the end of the chunk or the input.
+    mutating func peek() -> UInt8? {
+        guard offset < end else { return nil }
+        if offset - blockStart >= block.count {
+            var fresh = [UInt8](repeating: 0, count: min(16 << 10, end - offset))
+            guard let count = bytes.read(at: offset, into: &fresh, count: fresh.count), count > 0 else { return nil }
+            fresh.removeSubrange(count...)
+            block = fresh
+            blockStart = offset
+        }
+        return block[offset - blockStart]
+    }
+
+    mutating func advance() {
+        offset += 1
+    }
+
+    mutating func next() -> UInt8? {
+        defer { if offset < end { offset += 1 } }
+        return peek()
+    }
+
+    mutating func skipWhitespace() {
+        while let byte = peek(), isJSONWhitespace(byte) { advance() }
+    }
+}
+
+extension JSONPositionalBytes {
+    /// Reads up to `count` bytes at input offset `offset` into the start of `buffer`; how many
+    /// (fewer only at the end of the file), or `nil` when the read fails.
+    fileprivate func read(at offset: Int, into buffer: inout [UInt8], count: Int) -> Int? {
+        buffer.withUnsafeMutableBytes { target in
+            do throws(JSONStreamError) {
+                return try read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: target[..<count]))
+            } catch {
+                return nil
+            }
+        }
+    }
+}
