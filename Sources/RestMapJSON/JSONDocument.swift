@@ -105,6 +105,7 @@ public final class JSONDocument: @unchecked Sendable {
         self.bytes = buffer
         self.tape = UnsafeBufferPointer(parsed.entries)
         tapeAllocation = parsed.allocation
+        stoppedAt = nil
     }
 
     /// Parses the elements of a JSON array cut out of `body` without copying it: the bytes from
@@ -125,7 +126,35 @@ public final class JSONDocument: @unchecked Sendable {
         self.bytes = buffer
         self.tape = UnsafeBufferPointer(parsed.entries)
         tapeAllocation = parsed.allocation
+        stoppedAt = nil
     }
+
+    /// Parses the elements of a JSON array from the second byte of `body` on (the first stands
+    /// for `[`, whatever it is), up to the first element after a `,` that begins at or after
+    /// `stopOffset`: that element's offset is `stoppedAt`. Input that ends first, or any other
+    /// end of the array, is an error. Offsets count from the start of `body`.
+    package init(elementsIn body: [UInt8], stoppingAt stopOffset: Int, options: JSONParsingOptions = .init()) throws(JSONParseError) {
+        let buffer = body.withUnsafeBufferPointer { $0 }
+        guard buffer.count <= Self.maximumByteCount else {
+            throw JSONParseError(message: "the run is \(buffer.count) bytes; at most \(Self.maximumByteCount) are supported",
+                                 offset: Self.maximumByteCount, line: 1, column: 1)
+        }
+        var parser = JSONParser(bytes: buffer, maximumDepth: options.maximumDepth, maximumValueCount: options.maximumValueCount,
+                                bracketed: true, stopOffset: stopOffset)
+        let parsed = try parser.parse()
+        guard let stoppedAt = parser.stoppedAt else {
+            parsed.allocation.release()
+            throw JSONParseError(message: "the run did not reach an element at or after \(stopOffset)", offset: buffer.count, line: 1, column: 1)
+        }
+        storage = body
+        self.bytes = buffer
+        self.tape = UnsafeBufferPointer(parsed.entries)
+        tapeAllocation = parsed.allocation
+        self.stoppedAt = stoppedAt
+    }
+
+    /// A run parsed with `init(elementsIn:stoppingAt:)`: the offset of the element it stopped before.
+    package let stoppedAt: Int?
 
     deinit {
         tapeAllocation.release()

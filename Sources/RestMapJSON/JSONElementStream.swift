@@ -103,9 +103,10 @@ public struct JSONStreamError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// Consecutive elements of a stream, copied into one buffer that parses as a JSON array of them
-/// (`[e0,e1,…]`), so a whole batch is one `JSONDocument` instead of one per element.
+/// (`[e0,e1,…]`), so a whole batch is one `JSONDocument` instead of one per element — or, cut from
+/// an array in a file, the bytes read and the elements already parsed from them (`parsed`).
 public struct JSONElementBatch: Sendable {
-    /// `[`, the elements separated by `,`, `]`.
+    /// `[`, the elements separated by `,`, `]`; or, with `parsed`, the bytes it was parsed from.
     public var bytes: [UInt8]
     /// Each element's byte range in `bytes`.
     public var ranges: [Range<Int>]
@@ -113,10 +114,21 @@ public struct JSONElementBatch: Sendable {
     public var firstIndex: Int
     /// NDJSON: each element's 1-based line number; empty for arrays.
     public var lines: [Int]
+    /// The elements, already parsed (an array whose elements are the batch's).
+    public var parsed: JSONDocument?
+
+    public init(bytes: [UInt8], ranges: [Range<Int>], firstIndex: Int, lines: [Int], parsed: JSONDocument? = nil) {
+        self.bytes = bytes
+        self.ranges = ranges
+        self.firstIndex = firstIndex
+        self.lines = lines
+        self.parsed = parsed
+    }
 
     /// Parses the batch; when it is not valid JSON, parses each element on its own so a bad
     /// element is reported alone and the others still map.
     public func documents() -> [Result<JSONNode, JSONParseError>] {
+        if let parsed { return parsed.root.elements.map { .success($0) } }
         if let document = try? JSONDocument(bytes: bytes), document.root.count == ranges.count {
             return document.root.elements.map { .success($0) }
         }

@@ -12,12 +12,19 @@ struct JSONParser {
     /// Whether the first and last bytes stand for `[` and `]`, whatever they are (a run of
     /// elements cut out of a larger array at commas: `JSONDocument(elementsIn:)`).
     let bracketed: Bool
+    /// A bracketed run ends before the first element after a `,` that begins at or after this
+    /// offset (then its last byte stands for nothing); `Int.max`: at its last byte.
+    let stopOffset: Int
+    /// Where the run ended: the first byte of the element it stopped before.
+    private(set) var stoppedAt: Int?
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, maximumValueCount: Int = .max, bracketed: Bool = false) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, maximumValueCount: Int = .max, bracketed: Bool = false,
+         stopOffset: Int = .max) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
         self.maximumValueCount = maximumValueCount
         self.bracketed = bracketed
+        self.stopOffset = stopOffset
         // A bracketed run is a part of a large body, parsed once: its tape takes huge pages from
         // 1 MiB. Other documents only from 4 MiB, so that the ~2 MiB tapes of streamed batches,
         // allocated and freed batch after batch, reuse the allocator's memory instead of zeroing
@@ -37,6 +44,10 @@ struct JSONParser {
     private mutating func parseDocument() throws(JSONParseError) {
         if bracketed {
             try openBracketedArray()
+            if stoppedAt != nil {
+                close()
+                return
+            }
         } else {
             skipWhitespace()
             if position == bytes.count { throw error("empty document", at: position) }
@@ -50,13 +61,18 @@ struct JSONParser {
             }
             let byte = bytes[position]
             let top = stack[stack.count - 1]
-            if bracketed, stack.count == 1, position == bytes.count - 1 {
+            if bracketed, stopOffset == .max, stack.count == 1, position == bytes.count - 1 {
                 // The last byte closes the bracketed array.
                 position += 1
                 close()
             } else if byte == UInt8(ascii: ",") {
                 position += 1
                 skipWhitespace()
+                if stack.count == 1, position >= stopOffset, position < bytes.count, bytes[position] != UInt8(ascii: "]"), bracketed {
+                    stoppedAt = position
+                    close()
+                    return
+                }
                 if top.isObject { try parseKey() }
                 try parseValue()
             } else if byte == (top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
@@ -77,6 +93,10 @@ struct JSONParser {
         tape.append(TapeEntry(tag: .array, flag: false, start: 0, end: 0, count: 0))
         position = 1
         skipWhitespace()
+        if position >= stopOffset, position < bytes.count, bytes[position] != UInt8(ascii: "]") {
+            stoppedAt = position   // the first element begins at or after the stop: none
+            return
+        }
         if position == bytes.count - 1 { return }   // no elements: the loop closes it
         try parseValue()
     }

@@ -173,9 +173,16 @@ public struct JSONPositionalArrayChunks: Sendable {
 
     /// Reads the chunk's elements from `cursor` (the cursor where the chunk before stopped, for
     /// the result to be exact) up to the first element beginning after the chunk.
+    ///
+    /// The chunk is read and parsed in one piece when it can be: its bytes and a little after
+    /// them parse as elements up to one beginning after the chunk, none over the limit. Otherwise
+    /// (an element that is not valid JSON, a long last element, the end of the array) it is cut
+    /// with `JSONElementStream`, which gives exactly what reading the whole input gives.
     public func cut(chunk number: Int, from cursor: JSONArrayCursor) -> JSONArrayChunkCut {
         guard case .element(let element) = cursor else { return JSONArrayChunkCut(batch: nil, exit: .ended) }
         let stop = range(of: number).upperBound
+        if element.offset >= stop { return JSONArrayChunkCut(batch: nil, exit: cursor) }
+        if let parsed = parsedRun(from: element, stop: stop) { return parsed }
         var stream = JSONElementStream(resuming: element, source: JSONPositionalReader(bytes, from: element.offset), layout: layout,
                                        stopOffset: stop, bufferSize: max(stop - element.offset, 0) + (64 << 10),
                                        maximumElementBytes: maximumElementBytes)
@@ -190,6 +197,41 @@ public struct JSONPositionalArrayChunks: Sendable {
         }
         return cut
     }
+
+    /// The chunk's elements parsed where they lie, from the byte before `element` to a little
+    /// past `stop`; `nil` when they do not parse so (see `cut`).
+    private func parsedRun(from element: JSONArrayCursor.Element, stop: Int) -> JSONArrayChunkCut? {
+        // The byte before the element stands for '[' (a ',', whitespace, the array's own '[').
+        let begin = element.offset - 1
+        var run = [UInt8](repeating: 0, count: stop + Self.readPast - begin)
+        guard let count = bytes.read(at: begin, into: &run, count: run.count) else { return nil }
+        if count < run.count { run.removeSubrange(count...) }
+        guard let document = try? JSONDocument(elementsIn: run, stoppingAt: stop - begin), let stopped = document.stoppedAt else { return nil }
+        if document.root.count == 0 {
+            // Only whitespace before an element beginning after the chunk.
+            return JSONArrayChunkCut(batch: nil, exit: .element(.init(offset: begin + stopped, afterComma: element.afterComma)))
+        }
+        // Each element's bytes: from its first byte to the last before the ',' after it.
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(document.root.count)
+        var previous: Int?
+        for start in document.root.elements.map(\.byteOffset) + [stopped] {
+            if let previous {
+                var end = start - 1
+                while isJSONWhitespace(run[end]) { end -= 1 }
+                end -= 1   // the ','
+                while isJSONWhitespace(run[end]) { end -= 1 }
+                guard end + 1 - previous <= maximumElementBytes else { return nil }
+                ranges.append(previous..<(end + 1))
+            }
+            previous = start
+        }
+        let batch = JSONElementBatch(bytes: run, ranges: ranges, firstIndex: 0, lines: [], parsed: document)
+        return JSONArrayChunkCut(batch: batch, exit: .element(.init(offset: begin + stopped, afterComma: true)))
+    }
+
+    /// How far past its range a chunk is read at first, for the end of its last element.
+    private static let readPast = 64 << 10
 
     // MARK: Guessing where a chunk begins
 
