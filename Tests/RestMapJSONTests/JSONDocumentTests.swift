@@ -220,6 +220,34 @@ import Testing
     }
 
     /// A copy of a writer shares its text until one of them writes; then each has its own.
+    /// A run read from a file: it parses up to the first element after a `,` that begins at or
+    /// after the stop, and says where that element begins.
+    @Test func elementRunsStopAtTheFirstElementAfterTheStop() throws {
+        let body = Array(#", {"a": "x,]"} ,  [1, 2],"s",  3 , {"b": 4}]"#.utf8)
+        let second = body.firstIndex(of: UInt8(ascii: "["))!
+        // Stopping anywhere after the first element's start: the elements before the next start.
+        for stop in 3...second {
+            let run = try JSONDocument(elementsIn: body, stoppingAt: stop)
+            #expect(run.root.count == 1 && run.stoppedAt == second, "stop \(stop)")
+            #expect(run.root[0]?["a"]?.stringValue == "x,]")
+        }
+        // Stopping at or before the first element's start: none before it.
+        let first = try JSONDocument(elementsIn: body, stoppingAt: 2)
+        #expect(first.root.count == 0 && first.stoppedAt == 2)
+        let third = try JSONDocument(elementsIn: body, stoppingAt: second + 1)
+        #expect(third.root.count == 2 && body[third.stoppedAt!] == UInt8(ascii: "\""))
+        // Whitespace, then an element at or after the stop: nothing before it.
+        let leading = Array("   7, 8".utf8)
+        let none = try JSONDocument(elementsIn: leading, stoppingAt: 2)
+        #expect(none.root.count == 0 && none.stoppedAt == 3)
+        // The array's end, input that ends first, a malformed element: errors (cut another way).
+        #expect(throws: JSONParseError.self) { try JSONDocument(elementsIn: body, stoppingAt: body.count) }
+        #expect(throws: JSONParseError.self) { try JSONDocument(elementsIn: Array(", 1, 2".utf8), stoppingAt: 100) }
+        #expect(throws: JSONParseError.self) { try JSONDocument(elementsIn: Array(", 1, ]".utf8), stoppingAt: 3) }
+        #expect(throws: JSONParseError.self) { try JSONDocument(elementsIn: Array(", {1}, 2".utf8), stoppingAt: 4) }
+        #expect(throws: JSONParseError.self) { try JSONDocument(elementsIn: Array(", 1, 2,   ".utf8), stoppingAt: 7) }
+    }
+
     @Test func copiesOfAWriterWriteApart() {
         var first = JSONWriter()
         first.beginArray()
