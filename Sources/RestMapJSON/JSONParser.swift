@@ -26,10 +26,11 @@ struct JSONParser {
         self.bracketed = bracketed
         self.stopOffset = stopOffset
         // A bracketed run is a part of a large body, parsed once: its tape takes huge pages from
-        // 1 MiB. Other documents only from 4 MiB, so that the ~2 MiB tapes of streamed batches,
-        // allocated and freed batch after batch, reuse the allocator's memory instead of zeroing
-        // fresh huge pages each time.
-        self.tape = TapeBuffer(capacity: min(bytes.count / 8, maximumValueCount) + 4, hugePagesFrom: bracketed ? 1 << 20 : HugePages.minimumByteCount)
+        // 1 MiB. Other documents, and the runs of a stream (which stop), only from 4 MiB, so that
+        // the ~2 MiB tapes of streamed batches, allocated and freed batch after batch, reuse the
+        // allocator's memory instead of zeroing fresh huge pages each time.
+        let partOfABody = bracketed && stopOffset == .max
+        self.tape = TapeBuffer(capacity: min(bytes.count / 8, maximumValueCount) + 4, hugePagesFrom: partOfABody ? 1 << 20 : HugePages.minimumByteCount)
     }
 
     /// Parses the whole input; on success the caller owns the returned tape's memory.
