@@ -59,15 +59,13 @@ struct JSONLineChunksTests {
     /// numbered in order.
     func positional(_ text: [UInt8], chunkBytes: Int, limit: Int = JSONDocument.maximumByteCount,
                     junk: Int = 0) throws(JSONStreamError) -> [(String, Int, Int)] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-lines-\(UUID().uuidString)").path
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(Array(repeating: UInt8(ascii: "\n"), count: junk) + text)))
-        let descriptor = open(path, O_RDONLY)
-        defer {
-            close(descriptor)
-            unlink(path)
+        try withTemporaryFile(text, junk: junk) { bytes throws(JSONStreamError) in
+            try positional(bytes, count: text.count, chunkBytes: chunkBytes, limit: limit)
         }
-        var chunks = JSONPositionalLineChunks(bytes: JSONPositionalBytes(descriptor: descriptor, from: junk)!, chunkBytes: chunkBytes,
-                                              maximumElementBytes: limit)
+    }
+
+    func positional(_ bytes: JSONPositionalBytes, count: Int, chunkBytes: Int, limit: Int) throws(JSONStreamError) -> [(String, Int, Int)] {
+        var chunks = JSONPositionalLineChunks(bytes: bytes, chunkBytes: chunkBytes, maximumElementBytes: limit)
         var numbers: [Int] = []
         while let number = chunks.nextChunk() { numbers.append(number) }
         #expect(numbers == Array(numbers.indices))
@@ -80,7 +78,7 @@ struct JSONLineChunksTests {
                 throw failure
             }
         }
-        #expect(numbering.offset == text.count, "every byte is in one chunk")
+        #expect(numbering.offset == count, "every byte is in one chunk")
         return numbering.elements
     }
 

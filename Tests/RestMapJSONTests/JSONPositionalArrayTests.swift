@@ -26,18 +26,6 @@ struct JSONPositionalArrayTests {
         batch.ranges.enumerated().map { (String(decoding: batch.bytes[$0.element], as: UTF8.self), batch.firstIndex + $0.offset) }
     }
 
-    /// A temporary file holding `junk` newlines, then `text`; the bytes after the junk.
-    func withFile<Result>(_ text: [UInt8], junk: Int, _ body: (JSONPositionalBytes) throws -> Result) throws -> Result {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-array-\(UUID().uuidString)").path
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(Array(repeating: UInt8(ascii: "\n"), count: junk) + text)))
-        let descriptor = open(path, O_RDONLY)
-        defer {
-            close(descriptor)
-            unlink(path)
-        }
-        return try body(JSONPositionalBytes(descriptor: descriptor, from: junk)!)
-    }
-
     /// Each chunk cut from the cursor where the chunk before stopped, numbered after it, as
     /// `ArrayChunkChain` does; also whether every claim guessed from the summaries was that cursor.
     func chunked(_ bytes: JSONPositionalBytes, layout: JSONStreamLayout, chunkBytes: Int, limit: Int) -> (reading: Reading, guessed: Bool) {
@@ -87,7 +75,7 @@ struct JSONPositionalArrayTests {
         let expected = streamed(text, layout: layout, limit: limit)
         for chunkBytes in chunkSizes {
             for junk in [0, 3] {
-                let (found, guessed) = try withFile(text, junk: junk) { chunked($0, layout: layout, chunkBytes: chunkBytes, limit: limit) }
+                let (found, guessed) = withTemporaryFile(text, junk: junk) { chunked($0, layout: layout, chunkBytes: chunkBytes, limit: limit) }
                 let place = "\(input.prefix(60)) in chunks of \(chunkBytes)"
                 #expect(found.elements.map(\.0) == expected.elements.map(\.0), "\(place)")
                 #expect(found.elements.map(\.1) == expected.elements.map(\.1), "\(place)")

@@ -72,11 +72,11 @@ struct StageProfileTests {
         }
     }
 
-    @Test("An array in a file on two threads: the workers find where their chunks begin, read and cut them; the caller reads only what comes before the array")
-    func positionalArrayProfile() throws {
-        let mapper = try mapper()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-profile-\(UUID().uuidString).json").path
-        try Data(ParallelMappingTests.body()).write(to: URL(fileURLWithPath: path))
+    /// Streams `contents` from a regular file with two jobs and a profile; the CPU time of each
+    /// stage on each thread (thread 0 is the caller).
+    func profileOfAFile(_ contents: [UInt8], input: StreamInput) throws -> [[StageProfile.Stage: Duration]] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-profile-\(UUID().uuidString)").path
+        try Data(contents).write(to: URL(fileURLWithPath: path))
         let descriptor = open(path, O_RDONLY)
         defer {
             close(descriptor)
@@ -84,12 +84,18 @@ struct StageProfileTests {
         }
         let profile = StageProfile()
         var written = 0
-        try RecordWriter.writeStream(Response(path: "/repos", body: []), from: FileDescriptorSource(descriptor: descriptor), mapper: mapper,
-                                     options: StreamOptions(input: .array, jobs: 2, batchBytes: 64 << 10, profile: profile),
+        try RecordWriter.writeStream(Response(path: "/repos", body: []), from: FileDescriptorSource(descriptor: descriptor), mapper: mapper(),
+                                     options: StreamOptions(input: input, jobs: 2, batchBytes: 64 << 10, profile: profile),
                                      format: .ndjson, write: { written += $0.count }, failed: { _ in })
         #expect(written > 0)
         let threads = profile.cpuByThread
         #expect(threads.count == 3, "the caller and two workers: \(threads)")
+        return threads
+    }
+
+    @Test("An array in a file on two threads: the workers find where their chunks begin, read and cut them; the caller reads only what comes before the array")
+    func positionalArrayProfile() throws {
+        let threads = try profileOfAFile(ParallelMappingTests.body(), input: .array)
         for stage in [StageProfile.Stage.read, .scan, .split, .parse, .map, .claim] {
             #expect(threads[0][stage] == nil, "the caller does not \(stage): \(threads[0])")
         }
@@ -102,24 +108,7 @@ struct StageProfileTests {
 
     @Test("NDJSON in a file on two threads: the workers read, split and check identities; the caller only hands over and writes")
     func positionalNDJSONProfile() throws {
-        let mapper = try mapper()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-profile-\(UUID().uuidString).ndjson").path
-        let lines = ParallelMappingTests.elements().joined(separator: "\n")
-        try lines.write(toFile: path, atomically: true, encoding: .utf8)
-        let descriptor = open(path, O_RDONLY)
-        defer {
-            close(descriptor)
-            unlink(path)
-        }
-        let profile = StageProfile()
-        var written = 0
-        try RecordWriter.writeStream(Response(path: "/repos", body: []), from: FileDescriptorSource(descriptor: descriptor), mapper: mapper,
-                                     options: StreamOptions(input: .representations(entity: "Repo"), jobs: 2, batchBytes: 64 << 10,
-                                                            profile: profile),
-                                     format: .ndjson, write: { written += $0.count }, failed: { _ in })
-        #expect(written > 0)
-        let threads = profile.cpuByThread
-        #expect(threads.count == 3, "the caller and two workers: \(threads)")
+        let threads = try profileOfAFile(Array(ParallelMappingTests.elements().joined(separator: "\n").utf8), input: .representations(entity: "Repo"))
         for stage in [StageProfile.Stage.read, .cut, .pread, .split, .parse, .map, .claim] {
             #expect(threads[0][stage] == nil, "the caller does not \(stage): \(threads[0])")
         }
