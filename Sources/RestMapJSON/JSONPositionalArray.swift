@@ -134,6 +134,8 @@ public struct JSONPositionalArrayChunks: Sendable {
     private let maximumElementBytes: Int
     private var knownCount: Int
     private var issued = 0
+    /// Whether the input has an array (`false`: it is empty, and there are no chunks).
+    private let hasArray: Bool
 
     /// - Parameters:
     ///   - entry: the cursor after the array's `[` (`JSONElementStream.arrayEntry()`); `.ended`
@@ -149,17 +151,21 @@ public struct JSONPositionalArrayChunks: Sendable {
         if case .element(let element) = entry {
             arrayStart = element.offset
             knownCount = bytes.count()
+            hasArray = true
         } else {
             arrayStart = 0
             knownCount = 0
+            hasArray = false
         }
     }
 
     /// The next chunk's number; `nil` once the chunks cover the input (looked at again then, for
     /// a file that grew).
     public mutating func nextChunk() -> Int? {
-        if arrayStart + issued * chunkBytes >= knownCount, knownCount > 0 { knownCount = bytes.count() }
-        guard arrayStart + issued * chunkBytes < knownCount else { return nil }
+        guard hasArray else { return nil }
+        if arrayStart + issued * chunkBytes >= knownCount { knownCount = bytes.count() }
+        // Chunk 0 even when nothing follows the '[': reading it finds the array unterminated.
+        guard issued == 0 || arrayStart + issued * chunkBytes < knownCount else { return nil }
         defer { issued += 1 }
         return issued
     }

@@ -149,7 +149,7 @@ struct JSONPositionalArrayTests {
 
     @Test("Broken framing ends the input with the stream's error, at the same element and byte")
     func malformed() throws {
-        for input in ["[1 2]", #"[{"a":1} x, {}]"#, #"[1"a,b", 2, 3]"#, "[,1]", "[1,,2]", "[1,]", "[{]", "[}]", "[1, 2", #"[ "abc"#,
+        for input in ["[", "[  \n", "{\"a\": [", "[1 2]", #"[{"a":1} x, {}]"#, #"[1"a,b", 2, 3]"#, "[,1]", "[1,,2]", "[1,]", "[{]", "[}]", "[1, 2", #"[ "abc"#,
                       "[1,2] x", #"[\"a", 1, 2]"#, #"[{"a": "\\"}, {"b": [1,2]}, ]"#, "[1, 2]]", "[{}}, 1]", #"[1, "\"]", 2]"#,
                       #"{"a": 1}"#, "[[1, 2], [3, [4, 5]]"] {
             try check(input, valid: false)

@@ -204,6 +204,8 @@ struct StreamingTests {
             ("[" + many[..<150].joined(separator: ",") + #", 1"a,b", "# + many[150...].joined(separator: ",") + "]", "/repos"),
             ("[" + many.joined(separator: ",") + "] trailing", "/repos"),
             ("[" + many.joined(separator: ","), "/repos"),
+            ("[", "/repos"),
+            ("[" + many.joined(separator: ",") + ",  ", "/repos"),
         ]
         for (body, path) in bodies {
             for (jobs, batchBytes) in [(1, 100), (2, 64), (3, 500), (4, 1 << 20)] {

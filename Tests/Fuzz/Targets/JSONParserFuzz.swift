@@ -1,6 +1,11 @@
 // libFuzzer target: the JSON parser and the stream splitter (compiled with Sources/RestMapJSON).
 // Any input must either parse or fail with a JSONParseError (never crash); what parses must
-// read back; the splitter must agree with the parser on what is a valid array or line.
+// read back; the splitter must agree with the parser on what is a valid array or line; an array
+// in a file cut in chunks must give the splitter's elements and errors.
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -27,7 +32,107 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             for case .success(let node) in batch.documents() { walk(node, depth: 0) }
         }
     }
+    // An array in a file cut in chunks (how the mapping threads cut one): the stream's elements
+    // and error for any input; for valid JSON, every chunk's guessed start is right.
+    for chunkBytes in [5, 64] {
+        let streamed = elements(of: bytes)
+        let (chunked, guessedRight) = chunkedElements(of: bytes, chunkBytes: chunkBytes)
+        precondition(chunked.texts == streamed.texts && chunked.failure == streamed.failure,
+                     "chunks of \(chunkBytes) read other elements than the stream: \(chunked) vs \(streamed)")
+        precondition(guessedRight || whole == nil, "a chunk's start was guessed wrong in valid JSON (chunks of \(chunkBytes))")
+    }
     return 0
+}
+
+/// Each element's text and index, and the error that ended the stream.
+private struct Reading: Equatable {
+    var texts: [String] = []
+    var failure: JSONStreamError?
+}
+
+private func elements(of bytes: [UInt8]) -> Reading {
+    var stream = JSONElementStream(source: InMemorySource(bytes), layout: .array(keys: []), bufferSize: 64)
+    var reading = Reading()
+    do throws(JSONStreamError) {
+        while let batch = try stream.nextBatch(targetBytes: 32) {
+            reading.texts += batch.ranges.enumerated().map { "\(batch.firstIndex + $0.offset):" + String(decoding: batch.bytes[$0.element], as: UTF8.self) }
+        }
+    } catch {
+        reading.failure = error
+    }
+    return reading
+}
+
+/// The input in a file, cut as `ArrayChunkChain` cuts it: summaries, guessed starts, each chunk
+/// cut from where the one before stopped.
+private func chunkedElements(of bytes: [UInt8], chunkBytes: Int) -> (Reading, guessedRight: Bool) {
+    let file = InputFile.shared
+    file.replace(with: bytes)
+    let positional = JSONPositionalBytes(descriptor: file.descriptor, from: 0)!
+    var header = JSONElementStream(source: JSONPositionalReader(positional), layout: .array(keys: []), bufferSize: 64)
+    var reading = Reading()
+    let entry: JSONArrayCursor
+    do throws(JSONStreamError) { entry = try header.arrayEntry() } catch {
+        reading.failure = error
+        return (reading, true)
+    }
+    var chunks = JSONPositionalArrayChunks(bytes: positional, layout: .array(keys: []), entry: entry, chunkBytes: chunkBytes)
+    var numbers: [Int] = []
+    while let number = chunks.nextChunk() { numbers.append(number) }
+    var nesting = JSONArrayNesting.elementLevel
+    var claims: [JSONArrayChunkClaim] = []
+    for number in numbers {
+        guard let summary = chunks.summarize(chunk: number) else { return (reading, false) }
+        claims.append(number == 0 ? .cursor(entry) : chunks.claim(chunk: number, nesting: nesting, summary: summary))
+        nesting = summary.nesting(after: nesting)
+    }
+    var cursor = entry
+    var guessedRight = true
+    for number in numbers {
+        switch claims[number] {
+        case .cursor(let claimed): guessedRight = guessedRight && claimed == cursor
+        case .noElementStarts:
+            if case .element(let element) = cursor { guessedRight = guessedRight && element.offset >= chunks.range(of: number).upperBound }
+        case .unknown: guessedRight = false
+        }
+        let cut = chunks.cut(chunk: number, from: cursor)
+        let before = reading.texts.count
+        if let batch = cut.batch {
+            reading.texts += batch.ranges.enumerated().map { "\(before + $0.offset):" + String(decoding: batch.bytes[$0.element], as: UTF8.self) }
+        }
+        if var failure = cut.failure {
+            failure.element = failure.element.map { $0 + before }
+            reading.failure = failure
+            return (reading, guessedRight)
+        }
+        cursor = cut.exit
+    }
+    return (reading, guessedRight)
+}
+
+/// One temporary file, unlinked once open, that holds each input in turn.
+private final class InputFile: @unchecked Sendable {
+    static let shared = InputFile()
+    let descriptor: Int32
+
+    private init() {
+        var template = Array("/tmp/restmap-fuzz-XXXXXX".utf8CString)
+        descriptor = mkstemp(&template)
+        precondition(descriptor >= 0, "cannot create a temporary file")
+        unlink(template)
+    }
+
+    func replace(with bytes: [UInt8]) {
+        precondition(ftruncate(descriptor, 0) == 0)
+        bytes.withUnsafeBytes { raw in
+            var written = 0
+            while written < raw.count {
+                let count = pwrite(descriptor, raw.baseAddress! + written, raw.count - written, off_t(written))
+                precondition(count > 0, "cannot write the temporary file")
+                written += count
+            }
+        }
+    }
 }
 
 private func walk(_ node: JSONNode, depth: Int) {
