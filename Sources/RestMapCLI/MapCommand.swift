@@ -76,7 +76,7 @@ struct MapCommand: ParsableCommand {
     var verbose = false
 
     @Flag(name: .long, help: ArgumentHelp(
-        "Print on standard error where the CPU time went: per stage (read, cut, parse, map, merge, order, render, write) and thread, the serial fraction and the speed-ups it predicts (also RESTMAP_PROFILE=1; see Docs/Pipelines.md)."))
+        "Print on standard error where the CPU time went: per stage (read, pread, cut, split, scan, parse, map, claim, merge, order, render, write) and thread, the serial fraction and the speed-ups it predicts (also RESTMAP_PROFILE=1; see Docs/Pipelines.md)."))
     var profile = false
 
     @Argument(help: ArgumentHelp("The response body; '-' or nothing reads standard input.", valueName: "BODY-FILE"))
