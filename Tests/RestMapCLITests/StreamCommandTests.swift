@@ -110,6 +110,41 @@ struct StreamCommandTests {
         }
     }
 
+    @Test("An array from a file, read and cut by the mapping threads, prints what it prints from standard input: records, bad elements, conflicts, broken framing")
+    func arrayFileReadByThreads() throws {
+        let folder = try folder(count: 1)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // About 3 MB: several chunks per thread. Malformed elements, strings full of brackets,
+        // commas and escaped quotes, and one owner given twice with different content.
+        let elements = (0..<40_000).map { index -> String in
+            switch index {
+            case 9_999: return #"{"id": 9999, "name": }"#
+            case 35_000: return #"{"id": 5, "name": "another"}"#
+            default: return #"{"id": \#(index), "name": "repo \"\#(index)\" [{,}]", "owner": {"login": "u\#(index % 5)"}}"#
+            }
+        }
+        for (name, body) in [("array.json", "[" + elements.joined(separator: ",\n") + "]\n"),
+                             ("broken.json", "[" + elements[..<30_000].joined(separator: ",") + " {\"id\": 1}]")] {
+            try body.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            let base = ["map", "--schema", "schema.yaml", "--path", "/repos", "--stream", "--format", "ndjson"]
+            let piped = try CLI.run(base + ["--jobs", "2", "-"], in: folder, input: Data(body.utf8))
+            #expect(piped.status == 1)
+            #expect(piped.output.split(separator: "\n").count == (name == "array.json" ? 40_000 - 2 : 30_000 - 1))
+            #expect(piped.errors.contains("[9999]: malformed JSON"))
+            if name == "array.json" {
+                #expect(piped.errors.contains("[35000]: a record of entity 'Repo' with identification 5 differs"))
+            } else {
+                #expect(piped.errors.contains("expected ',' or ']' after an array element"))
+            }
+            for jobs in ["1", "2", "5"] {
+                let read = try CLI.run(base + ["--jobs", jobs, name], in: folder)
+                #expect(read.status == piped.status, "\(name), jobs \(jobs)")
+                #expect(read.output == piped.output, "\(name), jobs \(jobs)")
+                #expect(read.errors == piped.errors, "\(name), jobs \(jobs)")
+            }
+        }
+    }
+
     @Test("What streaming cannot do is refused with the reason: connect, CSV output, --entity without NDJSON")
     func refusals() throws {
         let connect = try CLI.run(["map", "--schema", "Schemas/tasks.yaml", "--path", "/task_list", "--stream", "Samples/tasks/task_list.json"])
