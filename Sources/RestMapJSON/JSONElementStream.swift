@@ -117,6 +117,7 @@ public struct JSONElementBatch: Sendable {
     /// The elements, already parsed (an array whose elements are the batch's).
     public var parsed: JSONDocument?
 
+    /// A batch of the elements at `ranges` of `bytes`, the first numbered `firstIndex`.
     public init(bytes: [UInt8], ranges: [Range<Int>], firstIndex: Int, lines: [Int], parsed: JSONDocument? = nil) {
         self.bytes = bytes
         self.ranges = ranges

@@ -13,6 +13,7 @@ public enum JSONArrayCursor: Sendable, Equatable {
         /// Whether a `,` came before (`false`: the array's first element is due, or its `]`).
         public var afterComma: Bool
 
+        /// The place at input offset `offset`, after a `,` or not.
         public init(offset: Int, afterComma: Bool) {
             self.offset = offset
             self.afterComma = afterComma
@@ -27,10 +28,12 @@ public enum JSONArrayCursor: Sendable, Equatable {
 
 /// Bytes of a regular file read in turn from an offset, as a stream reads them.
 public struct JSONPositionalReader: JSONByteSource {
+    /// The file read.
     public let bytes: JSONPositionalBytes
     /// The input offset of the next byte read.
     public private(set) var offset: Int
 
+    /// Reads `bytes` from input offset `offset` on.
     public init(_ bytes: JSONPositionalBytes, from offset: Int = 0) {
         self.bytes = bytes
         self.offset = offset
@@ -47,7 +50,9 @@ public struct JSONPositionalReader: JSONByteSource {
 /// between elements, or in a string or scalar element), and whether it is in a string. A
 /// negative depth is past the array's `]`.
 public struct JSONArrayNesting: Sendable, Equatable {
+    /// Containers open inside the element (negative: past the array).
     public var depth: Int
+    /// Whether the byte is in a string.
     public var inString: Bool
 
     /// Between the array's elements.
@@ -96,12 +101,17 @@ public enum JSONArrayChunkClaim: Sendable, Equatable {
 /// The elements read from a chunk: a batch of them (numbered from 0), where reading stopped,
 /// and the error that ended the stream there, if one did.
 public struct JSONArrayChunkCut: Sendable {
+    /// The chunk's elements, numbered from 0; `nil` when none begins in it.
     public var batch: JSONElementBatch?
+    /// Where reading stopped: the first element after the chunk, or `.ended`.
     public var exit: JSONArrayCursor
+    /// What ended the stream after the elements (framing, an element over the limit, a read).
     public var failure: JSONStreamError?
 
+    /// The number of elements read.
     public var elementCount: Int { batch?.ranges.count ?? 0 }
 
+    /// A cut of `batch`'s elements that stopped at `exit`, then failed with `failure` if given.
     public init(batch: JSONElementBatch?, exit: JSONArrayCursor, failure: JSONStreamError? = nil) {
         self.batch = batch
         self.exit = exit
@@ -126,6 +136,7 @@ public struct JSONArrayChunkCut: Sendable {
 ///    when its claimed cursor equals the cursor where the `cut` of the chunk before it stopped;
 ///    otherwise it is cut again from there. For valid JSON the two always agree.
 public struct JSONPositionalArrayChunks: Sendable {
+    /// The file the array is in.
     public let bytes: JSONPositionalBytes
     private let layout: JSONStreamLayout
     /// The input offset after the array's `[`, where chunk 0 begins.
