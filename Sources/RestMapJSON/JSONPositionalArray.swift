@@ -130,8 +130,9 @@ public struct JSONArrayChunkCut: Sendable {
 /// 2. The nesting at each chunk's first byte follows from the summaries of the chunks before it,
 ///    one step per chunk (`JSONArrayChunkSummary.nesting(after:)`).
 /// 3. `claim` turns that nesting into the cursor of the chunk's first element, looking only at
-///    the bytes around its start, and `cut` reads the chunk's elements from it with
-///    `JSONElementStream`, as reading the whole input would.
+///    the bytes around its start, and `cut` reads the chunk's elements from it: parsed where they
+///    lie, or, when they do not parse so, cut one by one with `JSONElementStream`, as reading the
+///    whole input would.
 /// 4. What makes the result exact is not the guess but a check: a chunk's elements count only
 ///    when its claimed cursor equals the cursor where the `cut` of the chunk before it stopped;
 ///    otherwise it is cut again from there. For valid JSON the two always agree.
