@@ -336,12 +336,14 @@ public struct JSONPositionalArrayChunks: Sendable {
     }
 
     /// The backslashes right before input offset `offset` (none before the array); `nil` when
-    /// they cannot be read.
+    /// they cannot be read, or run back further than a chunk (no chunk reads far back: the chunk
+    /// is then cut once the one before it is).
     private func backslashesBefore(_ offset: Int) -> Int? {
         var count = 0
         var end = offset
         var block = [UInt8](repeating: 0, count: 256)
         while end > arrayStart {
+            guard offset - end <= max(chunkBytes, 64 << 10) else { return nil }
             let begin = max(end - block.count, arrayStart)
             guard let read = bytes.read(at: begin, into: &block, count: end - begin) else { return nil }
             guard read == end - begin else { return count }
