@@ -221,7 +221,7 @@ public struct JSONPositionalArrayChunks: Sendable {
     private func parsedRun(from element: JSONArrayCursor.Element, stop: Int) -> JSONArrayChunkCut? {
         // The byte before the element stands for '[' (a ',', whitespace, the array's own '[').
         let begin = element.offset - 1
-        var run = [UInt8](repeating: 0, count: stop + Self.readPast - begin)
+        var run = [UInt8](repeating: 0, count: stop + readPast - begin)
         guard let count = bytes.read(at: begin, into: &run, count: run.count) else { return nil }
         if count < run.count { run.removeSubrange(count...) }
         guard let document = try? JSONDocument(elementsIn: run, stoppingAt: stop - begin), let stopped = document.stoppedAt else { return nil }
@@ -248,8 +248,9 @@ public struct JSONPositionalArrayChunks: Sendable {
         return JSONArrayChunkCut(batch: batch, exit: .element(.init(offset: begin + stopped, afterComma: true)))
     }
 
-    /// How far past its range a chunk is read at first, for the end of its last element.
-    private static let readPast = 64 << 10
+    /// How far past its range a chunk is read, for the end of its last element (one that ends
+    /// further is cut element by element): 64 KiB, less for small chunks.
+    private var readPast: Int { min(64 << 10, max(4 * chunkBytes, 4096)) }
 
     // MARK: Guessing where a chunk begins
 
