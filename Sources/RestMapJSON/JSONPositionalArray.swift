@@ -24,6 +24,14 @@ public enum JSONArrayCursor: Sendable, Equatable {
     case element(Element)
     /// The array and the document after it were read to the end, or their framing failed.
     case ended
+
+    /// Whether the cursor is at or after input offset `offset` (an ended one is after all).
+    func lies(atOrAfter offset: Int) -> Bool {
+        switch self {
+        case .ended: true
+        case .element(let element): element.offset >= offset
+        }
+    }
 }
 
 /// Bytes of a regular file read in turn from an offset, as a stream reads them.
@@ -70,6 +78,11 @@ public struct JSONArrayChunkSummary: Sendable {
         var delta = 0
         var minimum = 0
         var endsInString: Bool
+
+        mutating func close() {
+            delta -= 1
+            minimum = min(minimum, delta)
+        }
     }
 
     var fromOutside = Walk(endsInString: false)
@@ -96,6 +109,14 @@ public enum JSONArrayChunkClaim: Sendable, Equatable {
     case noElementStarts
     /// The bytes around the chunk's start do not say (malformed framing, a failed read).
     case unknown
+}
+
+/// A chunk's elements read from where its claim says they begin, before the chunk before it is
+/// read; kept only when that proves right (`JSONPositionalArrayChunks.settle`).
+public struct JSONArrayChunkGuess: Sendable {
+    public let claim: JSONArrayChunkClaim
+    /// The cut from the claimed cursor, when the claim is one.
+    public let cut: JSONArrayChunkCut?
 }
 
 /// The elements read from a chunk: a batch of them (numbered from 0), where reading stopped,
@@ -216,6 +237,26 @@ public struct JSONPositionalArrayChunks: Sendable {
         return cut
     }
 
+    /// The chunk's elements read from where `claim` says they begin (nothing is read for the
+    /// other claims).
+    public func guess(chunk number: Int, claim: JSONArrayChunkClaim) -> JSONArrayChunkGuess {
+        guard case .cursor(let cursor) = claim else { return JSONArrayChunkGuess(claim: claim, cut: nil) }
+        return JSONArrayChunkGuess(claim: claim, cut: cut(chunk: number, from: cursor))
+    }
+
+    /// The chunk's elements from `truth`, the cursor where the chunk before it stopped: the
+    /// guess's when its claim agrees with `truth` (`guessed`), cut from `truth` otherwise.
+    public func settle(chunk number: Int, guess: JSONArrayChunkGuess?, truth: JSONArrayCursor) -> (cut: JSONArrayChunkCut, guessed: Bool) {
+        switch (guess?.claim, guess?.cut) {
+        case (.cursor(let claimed)?, let guessed?) where claimed == truth:
+            return (guessed, true)
+        case (.noElementStarts?, _) where truth.lies(atOrAfter: range(of: number).upperBound):
+            return (JSONArrayChunkCut(batch: nil, exit: truth), true)
+        default:
+            return (cut(chunk: number, from: truth), false)
+        }
+    }
+
     /// The chunk's elements parsed where they lie, from the byte before `element` to a little
     /// past `stop`; `nil` when they do not parse so (see `cut`).
     private func parsedRun(from element: JSONArrayCursor.Element, stop: Int) -> JSONArrayChunkCut? {
@@ -286,7 +327,7 @@ public struct JSONPositionalArrayChunks: Sendable {
                              summary: inout JSONArrayChunkSummary) {
         var index = skip
         while true {
-            skipPlainWords(base, at: &index, to: count)
+            JSONStrings.skipPlainWords(base, at: &index, to: count, stoppingAt: .structure)
             guard index < count else { break }
             let byte = base[index]
             switch byte {
@@ -298,13 +339,7 @@ public struct JSONPositionalArrayChunks: Sendable {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 if inString { summary.fromInside.delta += 1 } else { summary.fromOutside.delta += 1 }
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if inString {
-                    summary.fromInside.delta -= 1
-                    summary.fromInside.minimum = min(summary.fromInside.minimum, summary.fromInside.delta)
-                } else {
-                    summary.fromOutside.delta -= 1
-                    summary.fromOutside.minimum = min(summary.fromOutside.minimum, summary.fromOutside.delta)
-                }
+                if inString { summary.fromInside.close() } else { summary.fromOutside.close() }
             default: break
             }
             index += 1
@@ -312,50 +347,16 @@ public struct JSONPositionalArrayChunks: Sendable {
         skip = index - count
     }
 
-    /// Moves `index` over bytes that are none of `"`, `\`, `[`, `]`, `{`, `}`, eight at a time, to
-    /// the first that may be one (or to where fewer than eight are left; every byte is looked at
-    /// from there).
-    @inline(__always)
-    private static func skipPlainWords(_ base: UnsafePointer<UInt8>, at index: inout Int, to end: Int) {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        while index + 8 <= end {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            // Zero bytes of each: `"`; `[` or `{` (0x5B, 0x7B); `\`, `]`, `|` or `}` (0x5C, 0x5D, 0x7C, 0x7D).
-            let quote = word ^ (ones &* 0x22)
-            let opening = (word & (ones &* 0xDF)) ^ (ones &* 0x5B)
-            let closing = (word & (ones &* 0xDE)) ^ (ones &* 0x5C)
-            // A borrow only flags bytes above a zero byte, so the lowest flag is a real one.
-            let flags = ((quote &- ones) & ~quote) | ((opening &- ones) & ~opening) | ((closing &- ones) & ~closing)
-            let found = flags & high
-            if found != 0 {
-                index += found.trailingZeroBitCount >> 3
-                return
-            }
-            index += 8
-        }
+    /// The backslashes right before input offset `offset`; `nil` when they cannot be read, or run
+    /// back further than `lookBack` (the chunk is then cut once the one before it is).
+    private func backslashesBefore(_ offset: Int) -> Int? {
+        // The array's '[' ends any run.
+        lastByte(before: offset, notBefore: max(offset - lookBack, arrayStart - 1), skipping: { $0 == UInt8(ascii: "\\") })
+            .map { offset - 1 - $0.offset }
     }
 
-    /// The backslashes right before input offset `offset` (none before the array); `nil` when
-    /// they cannot be read, or run back further than a chunk (no chunk reads far back: the chunk
-    /// is then cut once the one before it is).
-    private func backslashesBefore(_ offset: Int) -> Int? {
-        var count = 0
-        var end = offset
-        var block = [UInt8](repeating: 0, count: 256)
-        while end > arrayStart {
-            guard offset - end <= max(chunkBytes, 64 << 10) else { return nil }
-            let begin = max(end - block.count, arrayStart)
-            guard let read = bytes.read(at: begin, into: &block, count: end - begin) else { return nil }
-            guard read == end - begin else { return count }
-            for index in stride(from: read - 1, through: 0, by: -1) {
-                guard block[index] == UInt8(ascii: "\\") else { return count }
-                count += 1
-            }
-            end = begin
-        }
-        return count
-    }
+    /// How far back a chunk looks at most: no input makes the threads read back without end.
+    private var lookBack: Int { max(chunkBytes, 64 << 10) }
 
     /// Where chunk `number`'s elements begin, given the nesting at its first byte (from the
     /// summaries of the chunks before it) and its own summary. Only bytes near its start are read.
@@ -392,11 +393,8 @@ public struct JSONPositionalArrayChunks: Sendable {
             return afterElement(&forward)
         }
         // At the array's level: what came before says what is due.
-        // (Whitespace longer than that is left to the check: no chunk reads far back.)
-        let lookBack = max(chunkBytes, 64 << 10)
-        guard let (before, place) = lastNonWhitespace(before: range.lowerBound, notBefore: max(range.lowerBound - lookBack, arrayStart - 1)) else {
-            return .unknown
-        }
+        guard let (before, place) = lastByte(before: range.lowerBound, notBefore: max(range.lowerBound - lookBack, arrayStart - 1),
+                                             skipping: isJSONWhitespace) else { return .unknown }
         if place == arrayStart - 1 { return elementStart(&forward, afterComma: false) }
         switch before {
         case UInt8(ascii: ","):
@@ -440,15 +438,15 @@ public struct JSONPositionalArrayChunks: Sendable {
         return .cursor(.element(.init(offset: forward.offset, afterComma: afterComma)))
     }
 
-    /// The last byte before `offset` that is not whitespace, and its offset, looking back no
-    /// further than `lowest`.
-    private func lastNonWhitespace(before offset: Int, notBefore lowest: Int) -> (byte: UInt8, offset: Int)? {
+    /// The last byte before input offset `offset` that `skipping` does not take, and its offset,
+    /// looking back no further than `lowest`; `nil` when there is none, or a read fails.
+    private func lastByte(before offset: Int, notBefore lowest: Int, skipping: (UInt8) -> Bool) -> (byte: UInt8, offset: Int)? {
         var end = offset
         var block = [UInt8](repeating: 0, count: 4096)
         while end > lowest {
             let begin = max(end - block.count, lowest)
             guard bytes.read(at: begin, into: &block, count: end - begin) == end - begin else { return nil }
-            for index in stride(from: end - begin - 1, through: 0, by: -1) where !isJSONWhitespace(block[index]) {
+            for index in stride(from: end - begin - 1, through: 0, by: -1) where !skipping(block[index]) {
                 return (block[index], begin + index)
             }
             end = begin

@@ -13,6 +13,8 @@ enum JSONStrings {
         case quoteAndBackslash
         /// Also control characters (what a writer must escape).
         case escapes
+        /// Also brackets and braces (what changes the nesting of JSON text).
+        case structure
     }
 
     /// Moves `position` over the bytes that are not stops, eight bytes at a time: to the first
@@ -25,12 +27,18 @@ enum JSONStrings {
             let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
+            // `[` `{` (0x5B 0x7B) and `]` `}` (0x5D 0x7D) once bit 5 is cleared (only for `.structure`).
+            let opening = (word & (ones &* 0xDF)) ^ (ones &* 0x5B)
+            let closing = (word & (ones &* 0xDF)) ^ (ones &* 0x5D)
             // Each term flags the bytes that are zero (a quote, a backslash) or below 0x20;
             // borrows only flag bytes above a flagged one, so the lowest flag is a real stop.
             // (`JSONParser.parseString` writes the same scan out, stopping at non-ASCII too.)
             let flags: UInt64 = switch stops {
             case .quoteAndBackslash: ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
             case .escapes: ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            case .structure:
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((opening &- ones) & ~opening)
+                    | ((closing &- ones) & ~closing)
             }
             let special = flags & 0x8080_8080_8080_8080
             if special != 0 {

@@ -36,7 +36,8 @@ struct JSONPositionalArrayTests {
         var numbers: [Int] = []
         while let number = chunks.nextChunk() { numbers.append(number) }
         #expect(numbers == Array(numbers.indices))
-        // The summaries in reverse order (any thread, any order), then the nestings in order.
+        // The summaries in reverse order (any thread, any order), then the nestings in order, then
+        // each chunk's guess in reverse order again.
         let summaries = numbers.reversed().map { chunks.summarize(chunk: $0) }.reversed()
         var nesting = JSONArrayNesting.elementLevel
         var claims: [JSONArrayChunkClaim] = []
@@ -45,17 +46,14 @@ struct JSONPositionalArrayTests {
             claims.append(number == 0 ? .cursor(entry) : chunks.claim(chunk: number, nesting: nesting, summary: summary))
             nesting = summary.nesting(after: nesting)
         }
+        let guesses = numbers.reversed().map { chunks.guess(chunk: $0, claim: claims[$0]) }.reversed() as [JSONArrayChunkGuess]
+        // Each chunk settled, in order, against where the chunk before stopped.
         var cursor = entry
         var elements: [(String, Int)] = []
         var guessed = true
         for number in numbers {
-            switch claims[number] {
-            case .cursor(let claimed): guessed = guessed && claimed == cursor
-            case .noElementStarts:
-                if case .element(let element) = cursor { guessed = guessed && element.offset >= chunks.range(of: number).upperBound }
-            case .unknown: guessed = false
-            }
-            let cut = chunks.cut(chunk: number, from: cursor)
+            let (cut, held) = chunks.settle(chunk: number, guess: guesses[number], truth: cursor)
+            guessed = guessed && held
             if let batch = cut.batch {
                 elements += Self.texts(of: batch).map { ($0.0, $0.1 + elements.count) }
             }
@@ -149,10 +147,38 @@ struct JSONPositionalArrayTests {
 
     @Test("Broken framing ends the input with the stream's error, at the same element and byte")
     func malformed() throws {
-        for input in ["[", "[  \n", "{\"a\": [", "[1 2]", #"[{"a":1} x, {}]"#, #"[1"a,b", 2, 3]"#, "[,1]", "[1,,2]", "[1,]", "[{]", "[}]", "[1, 2", #"[ "abc"#,
+        // Scalars holding brackets: chunks guess from nestings the stream does not see.
+        for input in ["[x[, 1, 2], 3, 4]", #"[a{"k": [1, 2]}, 3, [4], 5]"#, "[", "[  \n", "{\"a\": [", "[1 2]", #"[{"a":1} x, {}]"#, #"[1"a,b", 2, 3]"#, "[,1]", "[1,,2]", "[1,]", "[{]", "[}]", "[1, 2", #"[ "abc"#,
                       "[1,2] x", #"[\"a", 1, 2]"#, #"[{"a": "\\"}, {"b": [1,2]}, ]"#, "[1, 2]]", "[{}}, 1]", #"[1, "\"]", 2]"#,
                       #"{"a": 1}"#, "[[1, 2], [3, [4, 5]]"] {
             try check(input, valid: false)
+        }
+    }
+
+    @Test("A guess is kept only when its claim is where the chunk before stopped; otherwise the chunk is cut again from there")
+    func settlingGuesses() throws {
+        // Chunks of 8 bytes after the '[': 10 and 20, then 30 and 40, then 50.
+        try withTemporaryFile(Array("[10, 20, 30, 40, 50]".utf8)) { bytes in
+            var header = JSONElementStream(source: JSONPositionalReader(bytes), layout: .array(keys: []))
+            let entry = try header.arrayEntry()
+            let chunks = JSONPositionalArrayChunks(bytes: bytes, layout: .array(keys: []), entry: entry, chunkBytes: 8)
+            let truth = chunks.cut(chunk: 0, from: entry).exit
+            #expect(truth == .element(.init(offset: 9, afterComma: true)))
+            func texts(_ cut: JSONArrayChunkCut) -> [String] { cut.batch.map { Self.texts(of: $0).map(\.0) } ?? [] }
+
+            let right = chunks.settle(chunk: 1, guess: chunks.guess(chunk: 1, claim: .cursor(truth)), truth: truth)
+            #expect(right.guessed && texts(right.cut) == ["30", "40"])
+            let wrongClaim = JSONArrayChunkClaim.cursor(.element(.init(offset: 13, afterComma: true)))
+            #expect(texts(chunks.guess(chunk: 1, claim: wrongClaim).cut!) == ["40"])
+            let wrong = chunks.settle(chunk: 1, guess: chunks.guess(chunk: 1, claim: wrongClaim), truth: truth)
+            #expect(!wrong.guessed && texts(wrong.cut) == ["30", "40"] && wrong.cut.exit == .element(.init(offset: 17, afterComma: true)))
+            // "No element begins here" holds only when the chunk before stopped past this one.
+            let none = chunks.settle(chunk: 1, guess: chunks.guess(chunk: 1, claim: .noElementStarts), truth: truth)
+            #expect(!none.guessed && texts(none.cut) == ["30", "40"])
+            let past = JSONArrayCursor.element(.init(offset: 17, afterComma: true))
+            let passed = chunks.settle(chunk: 1, guess: chunks.guess(chunk: 1, claim: .noElementStarts), truth: past)
+            #expect(passed.guessed && passed.cut.batch == nil && passed.cut.exit == past)
+            #expect(!chunks.settle(chunk: 1, guess: chunks.guess(chunk: 1, claim: .unknown), truth: truth).guessed)
         }
     }
 

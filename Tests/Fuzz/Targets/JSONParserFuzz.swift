@@ -89,13 +89,8 @@ private func chunkedElements(of bytes: [UInt8], chunkBytes: Int) -> (Reading, gu
     var cursor = entry
     var guessedRight = true
     for number in numbers {
-        switch claims[number] {
-        case .cursor(let claimed): guessedRight = guessedRight && claimed == cursor
-        case .noElementStarts:
-            if case .element(let element) = cursor { guessedRight = guessedRight && element.offset >= chunks.range(of: number).upperBound }
-        case .unknown: guessedRight = false
-        }
-        let cut = chunks.cut(chunk: number, from: cursor)
+        let (cut, held) = chunks.settle(chunk: number, guess: chunks.guess(chunk: number, claim: claims[number]), truth: cursor)
+        guessedRight = guessedRight && held
         let before = reading.texts.count
         if let batch = cut.batch {
             reading.texts += batch.ranges.enumerated().map { "\(before + $0.offset):" + String(decoding: batch.bytes[$0.element], as: UTF8.self) }

@@ -134,7 +134,7 @@ extension Mapper {
     /// range of the file (`JSONPositionalLineChunks`); from a pipe it is read in chunks of whole
     /// lines on the calling thread (`JSONLineChunks`: only the last newline of each is found
     /// there). Each mapping thread splits its chunk into lines; the line numbers and element
-    /// indices come from the chunks before it (`LineNumbering`).
+    /// indices come from the chunks before it (`LineCounts`).
     func streamBatches(_ request: Response, from source: some JSONByteSource, options: StreamOptions,
                        take: (MappedBatch) -> Void) throws(StreamingFailure) {
         let target = try streamTarget(for: request, input: options.input)
@@ -187,7 +187,7 @@ extension Mapper {
                 var chunks = JSONPositionalLineChunks(bytes: positional, chunkBytes: batchBytes,
                                                       maximumElementBytes: options.maximumElementBytes, buffers: buffers)
                 let reader = chunks
-                let numbering = LineNumbering()
+                let numbering = LineCounts.numbering()
                 try run(next: { chunks.nextChunk() }, work: { worker, number, _ in
                     var (chunk, failure) = profile.measure(.pread) { reader.read(chunk: number) }
                     var (mapped, elementsThrough) = worker.mapLines(chunk, sequence: number, numbering: numbering, buffers: buffers,
@@ -201,7 +201,7 @@ extension Mapper {
                 let buffers = JSONChunkBuffers()
                 var chunks = JSONLineChunks(source: ProfiledSource(source, profile: profile), chunkBytes: batchBytes,
                                             maximumElementBytes: options.maximumElementBytes, buffers: buffers)
-                let numbering = LineNumbering()
+                let numbering = LineCounts.numbering()
                 var read = 0
                 try run(next: { () throws(JSONStreamError) -> JSONLineChunk? in
                     do throws(JSONStreamError) {
@@ -211,7 +211,7 @@ extension Mapper {
                     } catch {
                         // A line over the limit is the element after those of every chunk before it.
                         var failure = error
-                        if chunks.failedOnOversizedLine { failure.element = numbering.elementCount(ofFirst: read) }
+                        if chunks.failedOnOversizedLine { failure.element = numbering.total(ofAtLeast: read).elements }
                         throw failure
                     }
                 }, work: { worker, chunk, sequence in
@@ -250,11 +250,12 @@ extension Mapper {
     /// Splits a chunk of NDJSON into its lines, numbers them after the chunks before it, and maps
     /// them as a batch; also the number of elements up to the end of the chunk. The chunk's buffer
     /// goes back to `buffers` once copied into the batch.
-    fileprivate func mapLines(_ chunk: JSONLineChunk, sequence: Int, numbering: LineNumbering, buffers: JSONChunkBuffers,
+    fileprivate func mapLines(_ chunk: JSONLineChunk, sequence: Int, numbering: InOrderFold<LineCounts, LineCounts>, buffers: JSONChunkBuffers,
                               target: StreamTarget, request: Response, render: StreamOutputFormat?,
                               profile: StageProfile?) -> (batch: MappedBatch, elementsThrough: Int) {
         let (elements, lineCount) = profile.measure(.split) { chunk.lines() }
-        let (firstLine, firstIndex) = numbering.place(sequence, lineCount: lineCount, elementCount: elements.count, profile: profile)
+        let before = numbering.publish(LineCounts(lines: lineCount, elements: elements.count), of: sequence, waited: profile?.addWait)
+        let (firstLine, firstIndex) = (before.lines + 1, before.elements)
         let batch = profile.measure(.split) {
             defer { chunk.recycle(into: buffers) }
             return chunk.batch(elements, firstIndex: firstIndex, firstLine: firstLine)
@@ -470,42 +471,15 @@ private struct ProfiledSource<Source: JSONByteSource>: JSONByteSource {
     }
 }
 
-/// The line numbers and element indices of NDJSON chunks split on several threads: each chunk's
-/// counts are published as it is split, and its first line and element are known once every
-/// chunk before it has published (chunks are handed out in order, so this waits only for splits
-/// already running).
-final class LineNumbering: Sendable {
-    private struct State {
-        /// Counts published ahead of a chunk not yet published, by chunk.
-        var pending: [Int: (lines: Int, elements: Int)] = [:]
-        /// Chunks `0..<summed` are summed into `lines` and `elements`.
-        var summed = 0
-        var lines = 0
-        var elements = 0
-        /// The first line (1-based) and element of summed chunks not yet placed.
-        var starts: [Int: (line: Int, index: Int)] = [:]
-    }
+/// The lines and elements of NDJSON chunks, summed in chunk order (`InOrderFold`) as each chunk
+/// is split: the sum before a chunk gives its first line number and element index.
+struct LineCounts: Sendable {
+    var lines = 0
+    var elements = 0
 
-    private let state = Monitor(State())
-
-    /// Publishes a chunk's counts; its first line number and first element index, once known.
-    func place(_ chunk: Int, lineCount: Int, elementCount: Int, profile: StageProfile?) -> (firstLine: Int, firstIndex: Int) {
-        state.update { state in
-            state.pending[chunk] = (lineCount, elementCount)
-            while let next = state.pending.removeValue(forKey: state.summed) {
-                state.starts[state.summed] = (state.lines + 1, state.elements)
-                state.lines += next.lines
-                state.elements += next.elements
-                state.summed += 1
-            }
-        }
-        let start = state.wait(until: { $0.starts.removeValue(forKey: chunk) }, waited: profile?.addWait)
-        return (start.line, start.index)
-    }
-
-    /// The elements of chunks `0..<count`, once they are split.
-    func elementCount(ofFirst count: Int) -> Int {
-        state.wait { $0.summed >= count ? $0.elements : nil }
+    /// The numbering of chunks split on several threads.
+    static func numbering() -> InOrderFold<LineCounts, LineCounts> {
+        InOrderFold(LineCounts()) { LineCounts(lines: $0.lines + $1.lines, elements: $0.elements + $1.elements) }
     }
 }
 
