@@ -126,13 +126,17 @@ public struct JSONElementBatch: Sendable {
         self.parsed = parsed
     }
 
+    /// The batch's elements, parsed; `nil` when one of them is not valid JSON.
+    public func nodes() -> [JSONNode]? {
+        if let parsed { return Array(parsed.root.elements) }
+        guard let document = try? JSONDocument(bytes: bytes), document.root.count == ranges.count else { return nil }
+        return Array(document.root.elements)
+    }
+
     /// Parses the batch; when it is not valid JSON, parses each element on its own so a bad
     /// element is reported alone and the others still map.
     public func documents() -> [Result<JSONNode, JSONParseError>] {
-        if let parsed { return parsed.root.elements.map { .success($0) } }
-        if let document = try? JSONDocument(bytes: bytes), document.root.count == ranges.count {
-            return document.root.elements.map { .success($0) }
-        }
+        if let nodes = nodes() { return nodes.map { .success($0) } }
         return ranges.map { range in
             Result { () throws(JSONParseError) in try JSONDocument(bytes: Array(bytes[range])).root }
         }

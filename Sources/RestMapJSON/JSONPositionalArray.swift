@@ -262,9 +262,7 @@ public struct JSONPositionalArrayChunks: Sendable {
     private func parsedRun(from element: JSONArrayCursor.Element, stop: Int) -> JSONArrayChunkCut? {
         // The byte before the element stands for '[' (a ',', whitespace, the array's own '[').
         let begin = element.offset - 1
-        var run = [UInt8](repeating: 0, count: stop + readPast - begin)
-        guard let count = bytes.read(at: begin, into: &run, count: run.count) else { return nil }
-        if count < run.count { run.removeSubrange(count...) }
+        guard let run = bytes.read(at: begin, count: stop + readPast - begin) else { return nil }
         guard let document = try? JSONDocument(elementsIn: run, stoppingAt: stop - begin), let stopped = document.stoppedAt else { return nil }
         if document.root.count == 0 {
             // Only whitespace before an element beginning after the chunk.
@@ -502,6 +500,20 @@ private struct ForwardBytes {
 }
 
 extension JSONPositionalBytes {
+    /// Up to `count` bytes at input offset `offset` (fewer only at the end of the file), read
+    /// straight into a new array; `nil` when the read fails.
+    fileprivate func read(at offset: Int, count: Int) -> [UInt8]? {
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(JSONStreamError) {
+                initialized = try read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                failed = true
+            }
+        }
+        return failed ? nil : bytes
+    }
+
     /// Reads up to `count` bytes at input offset `offset` into the start of `buffer`; how many
     /// (fewer only at the end of the file), or `nil` when the read fails.
     fileprivate func read(at offset: Int, into buffer: inout [UInt8], count: Int) -> Int? {

@@ -229,6 +229,36 @@ struct MapInputTests {
         #expect(both.errors.contains("--no-stream maps the body whole"))
     }
 
+    @Test("A body file of a megabyte or more is read in parts by the mapping threads (one job, or above the threshold when it cannot stream): what a pipe prints, malformed or not")
+    func bodyFileReadInParts() throws {
+        let folder = try folder(count: 20_000)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let body = try Data(contentsOf: folder.appendingPathComponent("body.json"))
+        #expect(body.count > 1 << 20)
+        var broken = body
+        broken.replaceSubrange(body.count / 2 ..< body.count / 2 + 1, with: Data("!".utf8))
+        try broken.write(to: folder.appendingPathComponent("broken.json"))
+        let base = ["map", "--schema", "schema.yaml", "--path", "/repos", "--verbose"]
+        for (options, environment) in [(["--jobs", "1"], [:]), (["--jobs", "2", "--pretty"], ["RESTMAP_STREAM_THRESHOLD": "10000"])] {
+            let jobs = options[1]
+            let file = try run(base + options + ["body.json"], in: folder, environment: environment)
+            #expect(file.status == 0, "\(file.errors)")
+            #expect(file.errors.contains("restmap: mapped the body (\(body.count) bytes) in parts read by \(jobs) thread(s)"), "\(file.errors)")
+            let pipe = try run(base + options + ["-"], in: folder, input: body, environment: environment)
+            #expect(pipe.errors.contains("mapping the whole body (\(body.count) bytes)"), "\(pipe.errors)")
+            #expect(file.output == pipe.output)
+            #expect(file.output.contains(#""name": "r19999""#) || file.output.contains(#""name":"r19999""#))
+            // A malformed body is read whole after all, and reported as from a pipe.
+            let brokenFile = try run(base + options + ["broken.json"], in: folder, environment: environment)
+            let brokenPipe = try run(base + options + ["-"], in: folder, input: broken, environment: environment)
+            #expect(brokenFile.status == 1)
+            #expect(brokenFile.status == brokenPipe.status)
+            #expect(brokenFile.output == brokenPipe.output)
+            #expect(brokenFile.errors == brokenPipe.errors)
+            #expect(brokenFile.errors.contains("malformed JSON"), "\(brokenFile.errors)")
+        }
+    }
+
     @Test("A conflict found only while streaming by default leaves the element out and points at --no-stream, which merges")
     func conflictMidStream() throws {
         let folder = try folder(count: 1)

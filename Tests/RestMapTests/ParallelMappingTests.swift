@@ -161,13 +161,99 @@ struct ParallelMappingTests {
     }
 }
 
+/// A body in a regular file, read and parsed in parts by the mapping threads
+/// (`Mapper.map(_:bodyIn:options:)`), maps as the same bytes in memory do.
+@Suite("Mapping a body in a file part by part")
+struct FileBodyMappingTests {
+    /// `body` mapped from a file with `jobs` threads (`nil`: the file path declined it) and from memory.
+    func mapFromFileAndMemory(_ body: [UInt8], jobs: Int, strict: Bool = false, path: String = "/repos",
+                              mapper: Mapper) throws -> (file: Result<MappingResult?, MappingFailure>, memory: Result<MappingResult, MappingFailure>) {
+        let options = MappingOptions(strict: strict, jobs: jobs)
+        let file = try withTemporaryFile(body) { descriptor in
+            let bytes = try #require(JSONPositionalBytes(descriptor: descriptor, from: 0))
+            return Result { () throws(MappingFailure) in try mapper.map(Response(path: path, body: []), bodyIn: bytes, options: options) }
+        }
+        return (file, Result { () throws(MappingFailure) in try mapper.map(Response(path: path, body: body), options: options) })
+    }
+
+    @Test("Records, order, merges across parts, unions, failed records and their places equal memory's, on 1 to 4 threads")
+    func sameAsFromMemory() throws {
+        let mapper = try Fixture.mapper(yaml: ParallelMappingTests.schema)
+        let body = ParallelMappingTests.body()
+        for jobs in 1...4 {
+            let (file, memory) = try mapFromFileAndMemory(body, jobs: jobs, mapper: mapper)
+            let fromFile = try #require(try file.get(), "jobs \(jobs): the file path declined a body it splits")
+            let fromMemory = try memory.get()
+            #expect(fromFile.records.count > 4000)
+            #expect(fromFile.errors.count == 20)
+            #expect(fromFile.errors.map(\.description) == fromMemory.errors.map(\.description), "jobs \(jobs)")
+            #expect(RecordWriter.output(fromFile.records, format: .json) == RecordWriter.output(fromMemory.records, format: .json), "jobs \(jobs)")
+        }
+        // Strings and nested arrays full of `},{` and brackets, in elements of 1 to 40 KB.
+        let tricky = (0..<1500).map { index in
+            #"{"id": \#(index), "name": "\#(String(repeating: "},{\\\"[", count: index % 7 == 0 ? 10_000 : 20))", "tags": [{"label": "]},{"}]}"#
+        }
+        let trickyBody = ParallelMappingTests.body(tricky)
+        #expect(trickyBody.count >= SplitBodyMapping.smallestBody)
+        for jobs in [1, 3] {
+            let (file, memory) = try mapFromFileAndMemory(trickyBody, jobs: jobs, mapper: mapper)
+            let fromFile = try #require(try file.get())
+            #expect(fromFile.records.count == 1500)
+            #expect(RecordWriter.output(fromFile.records, format: .json) == RecordWriter.output(try memory.get().records, format: .json))
+        }
+    }
+
+    @Test("With strict, a failed record fails the whole body as from memory")
+    func strict() throws {
+        let mapper = try Fixture.mapper(yaml: ParallelMappingTests.schema)
+        for jobs in [1, 2] {
+            let (file, memory) = try mapFromFileAndMemory(ParallelMappingTests.body(), jobs: jobs, strict: true, mapper: mapper)
+            guard case .failure(.invalidRecords(let fileErrors)) = file, case .failure(.invalidRecords(let memoryErrors)) = memory else {
+                Issue.record("jobs \(jobs): strict mapping did not fail with the records' errors")
+                continue
+            }
+            #expect(fileErrors.map(\.description) == memoryErrors.map(\.description))
+        }
+    }
+
+    @Test("Declined, for memory to map or report: malformed JSON anywhere, text after the array, not an array, a key path, a small body")
+    func declined() throws {
+        let mapper = try Fixture.mapper(yaml: ParallelMappingTests.schema)
+        let elements = ParallelMappingTests.elements()
+        var broken = elements
+        broken[4500] = #"{"id": 1,, "name": "broken"}"#
+        let array = ParallelMappingTests.body()
+        let bodies: [(String, [UInt8], String)] = [
+            ("a malformed element", ParallelMappingTests.body(broken), "/repos"),
+            ("a missing comma", Array(("[" + elements[..<8001].joined(separator: ",") + elements[8001...].joined(separator: ",") + "]").utf8), "/repos"),
+            ("text after the array", array + Array(" [1]".utf8), "/repos"),
+            ("an unterminated array", Array(array.dropLast()), "/repos"),
+            ("an object", Array(#"{"result": {"items": "#.utf8) + array + Array("}}".utf8), "/search"),
+            ("a small body", ParallelMappingTests.body(Array(elements.prefix(100))), "/repos"),
+        ]
+        for (what, body, path) in bodies {
+            for jobs in [1, 2] {
+                let (file, _) = try mapFromFileAndMemory(body, jobs: jobs, path: path, mapper: mapper)
+                guard case .success(nil) = file else {
+                    Issue.record("\(what), jobs \(jobs): mapped from the file instead of declined")
+                    continue
+                }
+            }
+        }
+        // The object maps from memory (its key path is not split): declining loses nothing.
+        let (_, memory) = try mapFromFileAndMemory(Array(#"{"result": {"items": "#.utf8) + array + Array("}}".utf8), jobs: 2,
+                                                   path: "/search", mapper: mapper)
+        #expect(try memory.get().records.count > 4000)
+    }
+}
+
 extension Mapper {
     /// What `SplitBodyMapping` maps `body` into, as the response to `GET /repos`, on `jobs`
     /// threads; `nil` when it declines the body or cannot cut it.
     func mapArrayInParallel(_ body: [UInt8], jobs: Int) -> (session: MappingSession, roots: [Int])? {
         let matched = match(Response(path: "/repos", body: body))
         let options = MappingOptions(jobs: jobs)
-        return SplitBodyMapping(matched, mapper: self, options: options)?.mapParts(matched, options: options)
+        return SplitBodyMapping(matched, bodyByteCount: body.count, mapper: self, options: options)?.mapParts(matched, options: options)
     }
 }
 

@@ -75,22 +75,17 @@ struct StageProfileTests {
     /// Streams `contents` from a regular file with two jobs and a profile; the CPU time of each
     /// stage on each thread (thread 0 is the caller).
     func profileOfAFile(_ contents: [UInt8], input: StreamInput) throws -> [[StageProfile.Stage: Duration]] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-profile-\(UUID().uuidString)").path
-        try Data(contents).write(to: URL(fileURLWithPath: path))
-        let descriptor = open(path, O_RDONLY)
-        defer {
-            close(descriptor)
-            unlink(path)
+        try withTemporaryFile(contents) { descriptor in
+            let profile = StageProfile()
+            var written = 0
+            try RecordWriter.writeStream(Response(path: "/repos", body: []), from: FileDescriptorSource(descriptor: descriptor), mapper: mapper(),
+                                         options: StreamOptions(input: input, jobs: 2, batchBytes: 64 << 10, profile: profile),
+                                         format: .ndjson, write: { written += $0.count }, failed: { _ in })
+            #expect(written > 0)
+            let threads = profile.cpuByThread
+            #expect(threads.count == 3, "the caller and two workers: \(threads)")
+            return threads
         }
-        let profile = StageProfile()
-        var written = 0
-        try RecordWriter.writeStream(Response(path: "/repos", body: []), from: FileDescriptorSource(descriptor: descriptor), mapper: mapper(),
-                                     options: StreamOptions(input: input, jobs: 2, batchBytes: 64 << 10, profile: profile),
-                                     format: .ndjson, write: { written += $0.count }, failed: { _ in })
-        #expect(written > 0)
-        let threads = profile.cpuByThread
-        #expect(threads.count == 3, "the caller and two workers: \(threads)")
-        return threads
     }
 
     @Test("An array in a file on two threads: the workers find where their chunks begin, read and cut them; the caller reads only what comes before the array")

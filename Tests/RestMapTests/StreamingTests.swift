@@ -165,28 +165,23 @@ struct StreamingTests {
     /// Streams `body` from a regular file (which the mapping threads cut themselves) and from
     /// memory: the output, the errors and the failure that ended the stream, of each.
     func fromFileAndMemory(_ body: String, path: String, jobs: Int, batchBytes: Int) throws -> [(output: String, errors: [String], failure: String?)] {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-stream-\(UUID().uuidString).json").path
-        try body.write(toFile: file, atomically: true, encoding: .utf8)
-        let descriptor = open(file, O_RDONLY)
-        defer {
-            close(descriptor)
-            unlink(file)
-        }
-        #expect(FileDescriptorSource(descriptor: descriptor).positional != nil)
-        func run(_ source: some JSONByteSource) throws -> (output: String, errors: [String], failure: String?) {
-            var output: [UInt8] = []
-            var errors: [String] = []
-            var failure: String?
-            do {
-                try RecordWriter.writeStream(Response(path: path, body: []), from: source, mapper: mapper(),
-                                             options: StreamOptions(input: .array, jobs: jobs, batchBytes: batchBytes), format: .json,
-                                             write: { output += $0 }, failed: { errors += $0.map(\.description) })
-            } catch let error as StreamingFailure {
-                failure = error.description
+        try withTemporaryFile(Array(body.utf8)) { descriptor in
+            #expect(FileDescriptorSource(descriptor: descriptor).positional != nil)
+            func run(_ source: some JSONByteSource) throws -> (output: String, errors: [String], failure: String?) {
+                var output: [UInt8] = []
+                var errors: [String] = []
+                var failure: String?
+                do {
+                    try RecordWriter.writeStream(Response(path: path, body: []), from: source, mapper: mapper(),
+                                                 options: StreamOptions(input: .array, jobs: jobs, batchBytes: batchBytes), format: .json,
+                                                 write: { output += $0 }, failed: { errors += $0.map(\.description) })
+                } catch let error as StreamingFailure {
+                    failure = error.description
+                }
+                return (String(decoding: output, as: UTF8.self), errors, failure)
             }
-            return (String(decoding: output, as: UTF8.self), errors, failure)
+            return [try run(FileDescriptorSource(descriptor: descriptor)), try run(InMemorySource(Array(body.utf8)))]
         }
-        return [try run(FileDescriptorSource(descriptor: descriptor)), try run(InMemorySource(Array(body.utf8)))]
     }
 
     @Test("An array in a regular file, cut by the mapping threads, prints what it prints from memory: records, errors and broken framing")

@@ -40,3 +40,17 @@ enum Fixture {
         Array(try Data(contentsOf: root.appendingPathComponent("Samples/\(path)")))
     }
 }
+
+/// Runs `body` with a descriptor open on a temporary regular file holding `contents`; the file
+/// is closed and removed afterwards.
+func withTemporaryFile<Result>(_ contents: [UInt8], _ body: (Int32) throws -> Result) throws -> Result {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-body-\(UUID().uuidString)").path
+    try Data(contents).write(to: URL(fileURLWithPath: path))
+    let descriptor = open(path, O_RDONLY)
+    defer {
+        close(descriptor)
+        unlink(path)
+    }
+    #expect(descriptor >= 0)
+    return try body(descriptor)
+}

@@ -49,6 +49,24 @@ public struct Mapper: Sendable {
         return try strategy(for: matched, options: options).map(matched, options: options)
     }
 
+    /// Maps a response whose body is the bytes of a regular file (`file`; `response.body` is not
+    /// read) as `map` maps the same bytes held in `response.body`, when `map` would split the body
+    /// (a JSON array of at least `smallestSplitBody` bytes, mapped by one descriptor): the mapping
+    /// threads read and parse its parts themselves, so the body is never held whole and nobody
+    /// reads it all before mapping starts.
+    ///
+    /// - Returns: `nil` for any other body, and for one a part of which does not read or parse:
+    ///   read the body and call `map`, which maps it or reports what is wrong.
+    package func map(_ response: Response, bodyIn file: JSONPositionalBytes,
+                     options: MappingOptions = .init()) throws(MappingFailure) -> MappingResult? {
+        let matched = match(response)
+        guard let strategy = SplitBodyMapping(matched, bodyByteCount: file.count(), mapper: self, options: options) else { return nil }
+        return try strategy.mapFile(file, response: matched, options: options)
+    }
+
+    /// The smallest body `map` splits into parts (and `map(_:bodyIn:options:)` reads in parts).
+    package static var smallestSplitBody: Int { SplitBodyMapping.smallestBody }
+
     /// Maps a response on one thread and also returns the document it parsed (`nil` for an empty
     /// body), for a dry run or an extraction to walk without parsing the body again.
     func mapKeepingDocument(_ response: Response, options: MappingOptions) throws(MappingFailure)

@@ -21,6 +21,6 @@ protocol MappingStrategy {
 extension Mapper {
     /// The strategy for a response with a body.
     func strategy(for response: MatchedResponse, options: MappingOptions) -> any MappingStrategy {
-        SplitBodyMapping(response, mapper: self, options: options) ?? WholeDocumentMapping(mapper: self)
+        SplitBodyMapping(response, bodyByteCount: response.response.body.count, mapper: self, options: options) ?? WholeDocumentMapping(mapper: self)
     }
 }

@@ -22,18 +22,19 @@ struct SplitBodyMapping: MappingStrategy {
     /// The smallest body `MappingOptions.jobs` splits across threads.
     static let smallestBody = 1 << 20
 
-    private let mapper: Mapper
-    private let entity: Int
+    let mapper: Mapper
+    let entity: Int
 
     /// The bytes of a part mapped on the calling thread, with one job.
     static let partBytes = 1 << 20
 
     /// `nil` unless the response is one to split: no value limit, a JSON success body of at least
-    /// `smallestBody` bytes, one descriptor mapping the whole body, and an entity whose records
-    /// come out the same when mapped in separate sessions (or, with one job, part by part).
-    init?(_ response: MatchedResponse, mapper: Mapper, options: MappingOptions) {
+    /// `smallestBody` bytes (`bodyByteCount`: in `response.body`, or in a file), one descriptor
+    /// mapping the whole body, and an entity whose records come out the same when mapped in
+    /// separate sessions (or, with one job, part by part).
+    init?(_ response: MatchedResponse, bodyByteCount: Int, mapper: Mapper, options: MappingOptions) {
         guard options.maximumValueCount == .max, !response.isError, response.descriptors.count == 1,
-              response.response.body.count >= Self.smallestBody, mapper.nonJSONMediaType(of: response.response) == nil,
+              bodyByteCount >= Self.smallestBody, mapper.nonJSONMediaType(of: response.response) == nil,
               let descriptor = response.descriptors.first?.descriptor, descriptor.keyPath == nil, descriptor.keyedBy.isEmpty,
               // Total: MappingPlan.init refuses a descriptor naming an undefined entity.
               let entity = mapper.plan.entityIndex[descriptor.entity.value],
@@ -47,6 +48,12 @@ struct SplitBodyMapping: MappingStrategy {
         guard let (session, roots) = mapParts(response, options: options) else {
             return try WholeDocumentMapping(mapper: mapper).map(response, options: options)
         }
+        return try result(of: session, roots: roots, response: response, options: options)
+    }
+
+    /// The result of a body mapped part by part into `session`, whose roots are `roots`.
+    func result(of session: MappingSession, roots: [Int], response: MatchedResponse,
+                options: MappingOptions) throws(MappingFailure) -> MappingResult {
         if options.strict, !session.errors.isEmpty { throw .invalidRecords(session.errors) }
         let graph = RecordGraph(plan: mapper.plan, records: session.records)
         let records = roots.map { Record(graph: graph, index: $0) }
@@ -77,7 +84,7 @@ struct SplitBodyMapping: MappingStrategy {
             pool.run(next: {
                 defer { next += 1 }
                 return next < parts.count ? next : nil
-            }, take: { absorbed.take($0) })
+            }, take: { absorbed.take(MappedPart($0)) })
             // A part that does not parse was cut inside an element (or the body is malformed):
             // the stream below splits it element by element.
             if !absorbed.malformed, let session = absorbed.session { return (session, absorbed.roots) }
@@ -92,7 +99,7 @@ struct SplitBodyMapping: MappingStrategy {
         do {
             try pool.run(next: { () throws(JSONStreamError) in
                 try profile.measure(.cut) { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) }
-            }, take: { absorbed.take($0) })
+            }, take: { absorbed.take(MappedPart($0)) })
         } catch {
             return nil
         }
@@ -106,32 +113,64 @@ struct SplitBodyMapping: MappingStrategy {
     private func mapPartsInOneSession(_ response: MatchedResponse, profile: StageProfile?) -> (session: MappingSession, roots: [Int])? {
         let body = response.response.body
         guard let parts = profile.measure(.cut, { ArrayParts(body, count: max(body.count / Self.partBytes, 2)) }) else { return nil }
-        var session: MappingSession?
-        var roots: [Int] = []
+        var mapped = OneSession(mapper: mapper, entity: entity, metadata: response.metadata, bodyByteCount: body.count)
         for part in 0..<parts.count {
             guard let (nodes, firstIndex) = profile.measure(.parse, { parts.elements(ofPart: part) }) else { return nil }
-            guard let root = nodes.first else { continue }
-            profile.measure(.map) {
-                let session = session ?? {
-                    // The scope's root is never read: entities reading '@root' are not split.
-                    let created = MappingSession(plan: mapper.plan, root: root, metadata: response.metadata)
-                    // Room for the whole body's records and identities, scaled from the first part.
-                    let scale = Double(body.count) / Double(parts.byteCount(ofPart: part))
-                    created.records.reserveCapacity(Int(Double(nodes.count) * scale))
-                    created.identities[entity].reserveCapacity(Int(Double(nodes.count) * scale))
-                    roots.reserveCapacity(Int(Double(nodes.count) * scale))
-                    session = created
-                    return created
-                }()
-                Self.map(nodes, firstIndex: firstIndex, entity: entity, into: session, roots: &roots)
-            }
+            profile.measure(.map) { mapped.map(nodes, firstIndex: firstIndex, partByteCount: parts.byteCount(ofPart: part)) }
         }
-        guard let session else { return nil }
-        return (session, roots)
+        guard let session = mapped.session else { return nil }
+        return (session, mapped.roots)
+    }
+
+    /// The parts of a body mapped one after another into one session (one job).
+    struct OneSession {
+        let mapper: Mapper
+        let entity: Int
+        let metadata: Metadata
+        let bodyByteCount: Int
+        private(set) var session: MappingSession?
+        private(set) var roots: [Int] = []
+
+        init(mapper: Mapper, entity: Int, metadata: Metadata, bodyByteCount: Int) {
+            self.mapper = mapper
+            self.entity = entity
+            self.metadata = metadata
+            self.bodyByteCount = bodyByteCount
+        }
+
+        /// Maps a part's elements, the first at `firstIndex`; the part has `partByteCount` bytes.
+        mutating func map(_ nodes: [JSONNode], firstIndex: Int, partByteCount: Int) {
+            guard let root = nodes.first else { return }
+            let session = session ?? {
+                // The scope's root is never read: entities reading '@root' are not split.
+                let created = MappingSession(plan: mapper.plan, root: root, metadata: metadata)
+                // Room for the whole body's records and identities, scaled from the first part.
+                let expected = Int(Double(nodes.count) * Double(bodyByteCount) / Double(max(partByteCount, 1)))
+                created.records.reserveCapacity(expected)
+                created.identities[entity].reserveCapacity(expected)
+                roots.reserveCapacity(expected)
+                self.session = created
+                return created
+            }()
+            SplitBodyMapping.map(nodes, firstIndex: firstIndex, entity: entity, into: session, roots: &roots)
+        }
+    }
+
+    /// What a thread made of one part.
+    enum MappedPart: Sendable {
+        case mapped(MappedRun)
+        /// A part in which no element begins (a chunk of a file inside one long element).
+        case empty
+        /// A part that did not parse, or could not be read: the body is split another way.
+        case failed
+
+        init(_ run: MappedRun?) {
+            self = run.map { .mapped($0) } ?? .failed
+        }
     }
 
     /// The sessions of the parts taken so far, in order, absorbed into the first.
-    private struct Absorbed {
+    struct Absorbed {
         let profile: StageProfile?
         var session: MappingSession?
         var roots: [Int] = []
@@ -143,8 +182,13 @@ struct SplitBodyMapping: MappingStrategy {
             self.profile = profile
         }
 
-        mutating func take(_ run: MappedRun?) {
-            guard !malformed, let run else {
+        mutating func take(_ part: MappedPart) {
+            guard !malformed else { return }
+            let run: MappedRun
+            switch part {
+            case .mapped(let mapped): run = mapped
+            case .empty: return
+            case .failed:
                 malformed = true
                 return
             }
@@ -178,23 +222,15 @@ struct SplitBodyMapping: MappingStrategy {
 
     /// Parses a batch and maps its elements in a session of its own; `nil` when an element is
     /// not valid JSON.
-    private static func map(_ batch: JSONElementBatch, entity: Int, metadata: Metadata, with worker: Mapper,
+    static func map(_ batch: JSONElementBatch, entity: Int, metadata: Metadata, with worker: Mapper,
                             profile: StageProfile?) -> MappedRun? {
-        var nodes: [JSONNode] = []
-        let parsed = profile.measure(.parse) { () -> Bool in
-            for document in batch.documents() {
-                guard case .success(let node) = document else { return false }
-                nodes.append(node)
-            }
-            return true
-        }
-        guard parsed else { return nil }
+        guard let nodes = profile.measure(.parse, { batch.nodes() }) else { return nil }
         return profile.measure(.map) { map(nodes, firstIndex: batch.firstIndex, entity: entity, metadata: metadata, with: worker) }
     }
 
     /// Maps consecutive elements of the array, the first at `firstIndex`, in a session of their own.
     /// The session holds no node afterwards, so the elements' document ends with the nodes.
-    private static func map(_ nodes: [JSONNode], firstIndex: Int, entity: Int, metadata: Metadata, with worker: Mapper) -> MappedRun? {
+    static func map(_ nodes: [JSONNode], firstIndex: Int, entity: Int, metadata: Metadata, with worker: Mapper) -> MappedRun? {
         guard let root = nodes.first else { return nil }
         // The scope's root is never read: entities reading '@root' are not split.
         let session = MappingSession(plan: worker.plan, root: root, metadata: metadata)
@@ -210,7 +246,7 @@ struct SplitBodyMapping: MappingStrategy {
     /// Maps consecutive elements of the array, the first at `firstIndex`, into `session`, adding
     /// their records to `roots`; then the session lets go of what it remembers of their nodes, so
     /// their document can end.
-    private static func map(_ nodes: [JSONNode], firstIndex: Int, entity: Int, into session: MappingSession, roots: inout [Int]) {
+    static func map(_ nodes: [JSONNode], firstIndex: Int, entity: Int, into session: MappingSession, roots: inout [Int]) {
         for (position, node) in nodes.enumerated() {
             let index = firstIndex + position
             session.path = [.index(index)]
