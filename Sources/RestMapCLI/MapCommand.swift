@@ -18,7 +18,7 @@ struct MapCommand: ParsableCommand {
             A body larger than 64 MiB (RESTMAP_STREAM_THRESHOLD, in bytes) is streamed when the schema \
             allows it and the output is JSON or NDJSON: the same records print in bounded memory (see \
             Docs/Pipelines.md). --stream streams any body, --no-stream maps any body whole. A large array in a \
-            file mapped whole with --jobs 1, or above that size, is read in parts rather than held whole. A body over \
+            file is read in parts by the mapping threads rather than held whole. A body over \
             --max-body bytes is refused as soon as that many bytes and one more have been read.
 
             Examples (run from the repository's root):
@@ -123,13 +123,11 @@ struct MapCommand: ParsableCommand {
         if let size, size > limit, !mayStream {
             try refuse(CommandInput.InputTooLarge(what: "body", source: source, maximumBytes: limit, fileSize: size, bytesRead: 0))
         }
-        // A regular file that `map` splits is read in parts by the mapping threads, after the
-        // schema loads, with one job (less CPU time than a fresh buffer of the whole body) or
-        // above the streaming threshold (not held whole). Anything else is read while the schema
-        // loads and the plugins link, which several jobs gain more from (measured: 6% of the wall
-        // time of a 20 MB body on 2 cores); when it may stream, only its first part (a file's
-        // size is known without reading it).
-        let readsInParts = size.map { $0 >= Mapper.smallestSplitBody && (streaming.jobs == 1 || $0 > threshold) } ?? false
+        // A regular file that `map` may split is read in parts by the mapping threads, after the
+        // schema loads, and never held whole. Anything else is read while the schema loads and
+        // the plugins link; when it may stream, only its first part (a file's size is known
+        // without reading it).
+        let readsInParts = size.map { $0 >= Mapper.smallestSplitBody } ?? false
         let bodyRead = size != nil && (mayStream || readsInParts) ? nil
             : CommandInput.readInBackground(descriptor, limit: mayStream ? min(threshold, limit) : limit, profile: profile)
         let mapper = try plugins.mapper(for: schema)

@@ -413,6 +413,65 @@ public struct JSONPositionalArrayChunks: Sendable {
         }
     }
 
+    // MARK: Guessing by the elements' shape
+
+    /// The key the array's first element begins with, quotes included, when that element is an
+    /// object (`[{"id": …`); `nil` otherwise, or when the key holds an escape. The elements of
+    /// a listing mostly begin alike, which `claimByShape` looks for.
+    public func leadingKey() -> [UInt8]? {
+        guard hasArray, let head = bytes.read(at: arrayStart, count: 4096) else { return nil }
+        var index = 0
+        func skipWhitespace() { while index < head.count, isJSONWhitespace(head[index]) { index += 1 } }
+        skipWhitespace()
+        guard index < head.count, head[index] == UInt8(ascii: "{") else { return nil }
+        index += 1
+        skipWhitespace()
+        guard index < head.count, head[index] == UInt8(ascii: "\"") else { return nil }
+        let start = index
+        index += 1
+        while index < head.count, head[index] != UInt8(ascii: "\""), head[index] != UInt8(ascii: "\\") { index += 1 }
+        guard index < head.count, head[index] == UInt8(ascii: "\"") else { return nil }
+        return Array(head[start...index])
+    }
+
+    /// Where chunk `number`'s first element begins, guessed from the shape of the elements near
+    /// its start instead of from the chunks before it: the first `{` at or after the chunk's first
+    /// byte that follows a `}` and a `,` (whitespace around them allowed) and begins with `key`
+    /// (`leadingKey()`). Reads only the first bytes of the chunk, so it costs next to nothing
+    /// where `summarize` walks it all; `.unknown` when no such `{` is near its start.
+    ///
+    /// No string can mislead it (a quote in a string is escaped, so `{"id"` never appears in one),
+    /// but nested objects in an array that begin with the same key do, and so do elements of
+    /// other shapes: it is a guess like the other claims, and `settle` keeps the chunk's cut only
+    /// when the chunk before it stopped at the claimed cursor.
+    public func claimByShape(chunk number: Int, key: [UInt8]) -> JSONArrayChunkClaim {
+        let range = range(of: number)
+        // Enough before the chunk for the `}` and `,` of an element beginning at its first byte.
+        let before = min(range.lowerBound - arrayStart, 256)
+        let begin = range.lowerBound - before
+        guard let window = bytes.read(at: begin, count: before + min(range.count, 64 << 10) + key.count + 64) else { return .unknown }
+        let firstBrace = before
+        let lastBrace = min(window.count, before + range.count)
+        guard firstBrace < lastBrace else { return .unknown }
+        return window.withUnsafeBufferPointer { window -> JSONArrayChunkClaim in
+            for brace in firstBrace..<lastBrace where window[brace] == UInt8(ascii: "{") {
+                var back = brace - 1
+                while back >= 0, isJSONWhitespace(window[back]) { back -= 1 }
+                guard back >= 0, window[back] == UInt8(ascii: ",") else { continue }
+                back -= 1
+                while back >= 0, isJSONWhitespace(window[back]) { back -= 1 }
+                guard back >= 0, window[back] == UInt8(ascii: "}") else { continue }
+                var keyStart = brace + 1
+                while keyStart < window.count, isJSONWhitespace(window[keyStart]) { keyStart += 1 }
+                guard keyStart + key.count <= window.count,
+                      key.withUnsafeBufferPointer({ memcmp(window.baseAddress! + keyStart, $0.baseAddress!, key.count) == 0 })
+                else { continue }
+                return .cursor(.element(.init(offset: begin + brace, afterComma: true)))
+            }
+            return .unknown
+        }
+    }
+
     /// After an element: a `,` and the next element, or the array's `]`.
     private func afterElement(_ forward: inout ForwardBytes) -> JSONArrayChunkClaim {
         forward.skipWhitespace()

@@ -229,7 +229,7 @@ struct MapInputTests {
         #expect(both.errors.contains("--no-stream maps the body whole"))
     }
 
-    @Test("A body file of a megabyte or more is read in parts by the mapping threads (one job, or above the threshold when it cannot stream): what a pipe prints, malformed or not")
+    @Test("A body file of a megabyte or more is read in parts by the mapping threads (also above the threshold when it cannot stream): what a pipe prints, malformed or not")
     func bodyFileReadInParts() throws {
         let folder = try folder(count: 20_000)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -239,7 +239,8 @@ struct MapInputTests {
         broken.replaceSubrange(body.count / 2 ..< body.count / 2 + 1, with: Data("!".utf8))
         try broken.write(to: folder.appendingPathComponent("broken.json"))
         let base = ["map", "--schema", "schema.yaml", "--path", "/repos", "--verbose"]
-        for (options, environment) in [(["--jobs", "1"], [:]), (["--jobs", "2", "--pretty"], ["RESTMAP_STREAM_THRESHOLD": "10000"])] {
+        for (options, environment) in [(["--jobs", "1"], [:]), (["--jobs", "3"], [:]),
+                                       (["--jobs", "2", "--pretty"], ["RESTMAP_STREAM_THRESHOLD": "10000"])] {
             let jobs = options[1]
             let file = try run(base + options + ["body.json"], in: folder, environment: environment)
             #expect(file.status == 0, "\(file.errors)")

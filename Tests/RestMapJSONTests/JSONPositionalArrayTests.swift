@@ -27,11 +27,13 @@ struct JSONPositionalArrayTests {
     }
 
     /// Each chunk cut from the cursor where the chunk before stopped, numbered after it, as
-    /// `ArrayChunkChain` does; also whether every claim guessed from the summaries was that cursor.
-    func chunked(_ bytes: JSONPositionalBytes, layout: JSONStreamLayout, chunkBytes: Int, limit: Int) -> (reading: Reading, guessed: Bool) {
+    /// `ArrayChunkChain` does; also whether every claim guessed from the summaries (or, `byShape`,
+    /// from the elements' shape, when the first element is an object) was that cursor.
+    func chunked(_ bytes: JSONPositionalBytes, layout: JSONStreamLayout, chunkBytes: Int, limit: Int,
+                 byShape: Bool = false) -> (reading: Reading, misses: Int) {
         var header = JSONElementStream(source: JSONPositionalReader(bytes), layout: layout, bufferSize: 64, maximumElementBytes: limit)
         let entry: JSONArrayCursor
-        do throws(JSONStreamError) { entry = try header.arrayEntry() } catch { return (([], error), true) }
+        do throws(JSONStreamError) { entry = try header.arrayEntry() } catch { return (([], error), 0) }
         var chunks = JSONPositionalArrayChunks(bytes: bytes, layout: layout, entry: entry, chunkBytes: chunkBytes, maximumElementBytes: limit)
         var numbers: [Int] = []
         while let number = chunks.nextChunk() { numbers.append(number) }
@@ -46,25 +48,28 @@ struct JSONPositionalArrayTests {
             claims.append(number == 0 ? .cursor(entry) : chunks.claim(chunk: number, nesting: nesting, summary: summary))
             nesting = summary.nesting(after: nesting)
         }
+        if byShape, let key = chunks.leadingKey() {
+            claims = numbers.map { $0 == 0 ? .cursor(entry) : chunks.claimByShape(chunk: $0, key: key) }
+        }
         let guesses = numbers.reversed().map { chunks.guess(chunk: $0, claim: claims[$0]) }.reversed() as [JSONArrayChunkGuess]
         // Each chunk settled, in order, against where the chunk before stopped.
         var cursor = entry
         var elements: [(String, Int)] = []
-        var guessed = true
+        var misses = 0
         for number in numbers {
             let (cut, held) = chunks.settle(chunk: number, guess: guesses[number], truth: cursor)
-            guessed = guessed && held
+            if !held { misses += 1 }
             if let batch = cut.batch {
                 elements += Self.texts(of: batch).map { ($0.0, $0.1 + elements.count) }
             }
             if var failure = cut.failure {
                 failure.element = failure.element.map { $0 + elements.count - cut.elementCount }
-                return ((elements, failure), guessed)
+                return ((elements, failure), misses)
             }
             cursor = cut.exit
         }
         #expect(cursor == .ended, "the last chunk reads to the end")
-        return ((elements, nil), guessed)
+        return ((elements, nil), misses)
     }
 
     func check(_ input: String, layout: JSONStreamLayout = .array(keys: []), chunkSizes: [Int] = [1, 2, 3, 5, 8, 13, 64, 4096],
@@ -73,12 +78,19 @@ struct JSONPositionalArrayTests {
         let expected = streamed(text, layout: layout, limit: limit)
         for chunkBytes in chunkSizes {
             for junk in [0, 3] {
-                let (found, guessed) = withTemporaryFile(text, junk: junk) { chunked($0, layout: layout, chunkBytes: chunkBytes, limit: limit) }
+                let (found, misses) = withTemporaryFile(text, junk: junk) { chunked($0, layout: layout, chunkBytes: chunkBytes, limit: limit) }
                 let place = "\(input.prefix(60)) in chunks of \(chunkBytes)"
                 #expect(found.elements.map(\.0) == expected.elements.map(\.0), "\(place)")
                 #expect(found.elements.map(\.1) == expected.elements.map(\.1), "\(place)")
                 #expect(found.failure == expected.failure, "\(place): \(String(describing: found.failure)) vs \(String(describing: expected.failure))")
-                if valid { #expect(guessed, "\(place): a claim was not the cursor the chunk before stopped at") }
+                if valid { #expect(misses == 0, "\(place): a claim was not the cursor the chunk before stopped at") }
+                // Claimed by shape, guesses may be wrong; what the chunks give may not.
+                let (byShape, _) = withTemporaryFile(text, junk: junk) {
+                    chunked($0, layout: layout, chunkBytes: chunkBytes, limit: limit, byShape: true)
+                }
+                #expect(byShape.elements.map(\.0) == expected.elements.map(\.0), "\(place), by shape")
+                #expect(byShape.elements.map(\.1) == expected.elements.map(\.1), "\(place), by shape")
+                #expect(byShape.failure == expected.failure, "\(place), by shape")
             }
         }
     }
@@ -179,6 +191,52 @@ struct JSONPositionalArrayTests {
             let passed = chunks.settle(chunk: 1, guess: chunks.guess(chunk: 1, claim: .noElementStarts), truth: past)
             #expect(passed.guessed && passed.cut.batch == nil && passed.cut.exit == past)
             #expect(!chunks.settle(chunk: 1, guess: chunks.guess(chunk: 1, claim: .unknown), truth: truth).guessed)
+        }
+    }
+
+    @Test("A listing claimed by its elements' shape: the guesses right when the elements begin alike, whatever their strings hold; nested objects beginning alike only cost re-cuts")
+    func claimedByShape() throws {
+        func listing(tagKey: String = "label", _ name: (Int) -> String) -> String {
+            "[\n" + (0..<300).map { #"  {"id": \#($0), "name": "\#(name($0))", "owner": {"login": "u\#($0 % 7)"}, "tags": [{"\#(tagKey)": 1}, {"\#(tagKey)": 2}]}"# }
+                .joined(separator: ",\n") + "\n]"
+        }
+        let plain = listing { "repo \($0)" }
+        // Every tenth name holds what a boundary between elements looks like (its quotes escaped);
+        // or nested objects in an array begin with the elements' key.
+        let tricky = listing { $0 % 10 == 3 ? #"x}, {\"id\": 1, \"y\": \"\#($0)"# : "repo \($0)" }
+        let nested = listing(tagKey: "id") { "repo \($0)" }
+        for (name, input) in [("plain", plain), ("tricky", tricky), ("nested", nested)] {
+            let text = Array(input.utf8)
+            let expected = streamed(text, layout: .array(keys: []), limit: JSONDocument.maximumByteCount)
+            #expect(expected.elements.count == 300 && expected.failure == nil)
+            try withTemporaryFile(text) { bytes in
+                var header = JSONElementStream(source: JSONPositionalReader(bytes), layout: .array(keys: []))
+                let chunks = JSONPositionalArrayChunks(bytes: bytes, layout: .array(keys: []), entry: try header.arrayEntry(), chunkBytes: 700)
+                #expect(chunks.leadingKey() == Array(#""id""#.utf8))
+            }
+            for chunkBytes in [700, 4096] {
+                let (found, misses) = withTemporaryFile(text) {
+                    chunked($0, layout: .array(keys: []), chunkBytes: chunkBytes, limit: JSONDocument.maximumByteCount, byShape: true)
+                }
+                #expect(found.elements.map(\.0) == expected.elements.map(\.0), "\(name), chunks of \(chunkBytes)")
+                #expect(found.elements.map(\.1) == expected.elements.map(\.1), "\(name), chunks of \(chunkBytes)")
+                #expect(found.failure == nil)
+                // Only a chunk no element begins in (the array's end) is not guessed, unless nested
+                // objects begin with the key: a string cannot hold `{"id"` (its quotes are escaped).
+                if name == "nested" {
+                    #expect(misses > 1, "\(name), chunks of \(chunkBytes): no nested object misled a guess")
+                } else {
+                    #expect(misses <= 1, "\(name), chunks of \(chunkBytes): \(misses) wrong guesses")
+                }
+            }
+        }
+        // No leading key for arrays whose first element is not an object, or begins with an escaped key.
+        for input in ["[1, {\"id\": 2}]", #"[{"i\"d": 1}]"#, "[[{\"id\": 1}]]", "[{}]"] {
+            try withTemporaryFile(Array(input.utf8)) { bytes in
+                var header = JSONElementStream(source: JSONPositionalReader(bytes), layout: .array(keys: []))
+                let chunks = JSONPositionalArrayChunks(bytes: bytes, layout: .array(keys: []), entry: try header.arrayEntry(), chunkBytes: 4)
+                #expect(chunks.leadingKey() == nil, "\(input)")
+            }
         }
     }
 

@@ -40,6 +40,10 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(chunked.texts == streamed.texts && chunked.failure == streamed.failure,
                      "chunks of \(chunkBytes) read other elements than the stream: \(chunked) vs \(streamed)")
         precondition(guessedRight || whole == nil, "a chunk's start was guessed wrong in valid JSON (chunks of \(chunkBytes))")
+        // Claimed by the elements' shape, guesses may be wrong; the elements may not.
+        let (byShape, _) = chunkedElements(of: bytes, chunkBytes: chunkBytes, byShape: true)
+        precondition(byShape.texts == streamed.texts && byShape.failure == streamed.failure,
+                     "chunks of \(chunkBytes) claimed by shape read other elements than the stream: \(byShape) vs \(streamed)")
     }
     return 0
 }
@@ -63,9 +67,10 @@ private func elements(of bytes: [UInt8]) -> Reading {
     return reading
 }
 
-/// The input in a file, cut as `ArrayChunkChain` cuts it: summaries, guessed starts, each chunk
-/// cut from where the one before stopped.
-private func chunkedElements(of bytes: [UInt8], chunkBytes: Int) -> (Reading, guessedRight: Bool) {
+/// The input in a file, cut as `ArrayChunkChain` cuts it: summaries (or, `byShape`, the
+/// elements' shape when the first is an object), guessed starts, each chunk cut from where the one
+/// before stopped.
+private func chunkedElements(of bytes: [UInt8], chunkBytes: Int, byShape: Bool = false) -> (Reading, guessedRight: Bool) {
     let file = InputFile.shared
     file.replace(with: bytes)
     let positional = JSONPositionalBytes(descriptor: file.descriptor, from: 0)!
@@ -81,7 +86,10 @@ private func chunkedElements(of bytes: [UInt8], chunkBytes: Int) -> (Reading, gu
     while let number = chunks.nextChunk() { numbers.append(number) }
     var nesting = JSONArrayNesting.elementLevel
     var claims: [JSONArrayChunkClaim] = []
-    for number in numbers {
+    if byShape, let key = chunks.leadingKey() {
+        claims = numbers.map { $0 == 0 ? .cursor(entry) : chunks.claimByShape(chunk: $0, key: key) }
+    }
+    for number in numbers where claims.count < numbers.count {
         guard let summary = chunks.summarize(chunk: number) else { return (reading, false) }
         claims.append(number == 0 ? .cursor(entry) : chunks.claim(chunk: number, nesting: nesting, summary: summary))
         nesting = summary.nesting(after: nesting)

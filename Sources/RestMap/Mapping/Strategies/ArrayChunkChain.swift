@@ -5,9 +5,11 @@ import RestMapJSON
 /// chunk's elements are read from, both passed from chunk to chunk in input order.
 ///
 /// A thread cutting chunk `k`:
-/// 1. with several jobs, summarizes its chunk, then waits for the nesting at its first byte (one
-///    step per chunk before it, `InOrderFold`), claims where its elements begin and cuts them
-///    from there (`JSONPositionalArrayChunks.guess`);
+/// 1. with several jobs, claims where its elements begin and cuts them from there
+///    (`JSONPositionalArrayChunks.guess`). An array of objects that begin with one key (a
+///    listing: `[{"id": …}, {"id": …}]`) is claimed by the elements' shape near the chunk's start
+///    (`claimByShape`); any other array by its nesting: the thread summarizes its chunk, then
+///    waits for the nesting at its first byte (one step per chunk before it, `InOrderFold`);
 /// 2. waits for the cursor where chunk `k − 1`'s cut stopped and the number of elements before it;
 ///    keeps its own cut when its claim was that cursor, and cuts again from it otherwise (`settle`;
 ///    never for valid JSON);
@@ -25,20 +27,28 @@ final class ArrayChunkChain: Sendable {
     private let exits = Monitor([Int: (cursor: JSONArrayCursor, elementsBefore: Int)]())
     private let entry: JSONArrayCursor
     private let speculates: Bool
+    /// The key every element is expected to begin with, when chunks are claimed by shape.
+    private let leadingKey: [UInt8]?
 
     /// - Parameters:
     ///   - entry: the cursor after the array's `[`, where chunk 0's elements begin.
     ///   - speculates: whether chunks are cut before the one before them is (several jobs).
-    init(entry: JSONArrayCursor, speculates: Bool) {
+    ///   - leadingKey: the key the array's first element begins with, when it is an object
+    ///     (`JSONPositionalArrayChunks.leadingKey()`): chunks are then claimed by shape.
+    init(entry: JSONArrayCursor, speculates: Bool, leadingKey: [UInt8]?) {
         self.entry = entry
         self.speculates = speculates
+        self.leadingKey = leadingKey
     }
 
     /// Chunk `number`'s elements, numbered in the whole array, and the error that ends the stream
     /// after them.
     func cut(chunk number: Int, of chunks: JSONPositionalArrayChunks, profile: StageProfile?) -> (batch: JSONElementBatch?, failure: JSONStreamError?) {
         var guess: JSONArrayChunkGuess?
-        if speculates {
+        if speculates, number > 0, let leadingKey {
+            let claim = profile.measure(.scan) { chunks.claimByShape(chunk: number, key: leadingKey) }
+            guess = profile.measure(.split) { chunks.guess(chunk: number, claim: claim) }
+        } else if speculates {
             let summary = profile.measure(.scan) { chunks.summarize(chunk: number) }
             let nesting = nestings.publish(summary, of: number, waited: profile?.addWait)
             if number > 0, let nesting, let summary {

@@ -49,7 +49,7 @@ extension SplitBodyMapping {
             return (session, mapped.roots)
         }
         let workers = [mapper] + (1..<jobs).map { _ in mapper.withOwnPlan() }
-        let chain = ArrayChunkChain(entry: entry, speculates: true)
+        let chain = ArrayChunkChain(entry: entry, speculates: true, leadingKey: chunks.leadingKey())
         let reader = chunks
         let (entity, metadata) = (entity, response.metadata)
         var absorbed = Absorbed(profile: profile)

@@ -225,7 +225,8 @@ extension Mapper {
                 var chunks = JSONPositionalArrayChunks(bytes: positional, layout: target.layout, entry: entry, chunkBytes: batchBytes,
                                                        maximumElementBytes: options.maximumElementBytes)
                 let reader = chunks
-                let chain = ArrayChunkChain(entry: entry, speculates: options.jobs > 1)
+                let chain = ArrayChunkChain(entry: entry, speculates: options.jobs > 1,
+                                            leadingKey: options.jobs > 1 ? chunks.leadingKey() : nil)
                 try run(next: { chunks.nextChunk() }, work: { worker, number, _ in
                     let (batch, failure) = chain.cut(chunk: number, of: reader, profile: profile)
                     var mapped = batch.map { worker.mapBatch($0, target: target, request: request, render: render, profile: profile) } ?? MappedBatch()
