@@ -159,7 +159,8 @@ struct MapCommand: ParsableCommand {
             }
         }
         let options = MappingOptions(strict: strict, jobs: streaming.jobs, profile: profile)
-        if outcome == nil, let file = JSONPositionalBytes(descriptor: descriptor, from: 0),
+        // From where the descriptor is: standard input may be a file read partly already.
+        if outcome == nil, let file = FileDescriptorSource(descriptor: descriptor).positional,
            let result = try mapOrExit(try response(body: []), with: mapper, { (response) throws(MappingFailure) in
                try mapper.map(response, bodyIn: file, options: options)
            }) {

@@ -223,7 +223,7 @@ struct SplitBodyMapping: MappingStrategy {
     /// Parses a batch and maps its elements in a session of its own; `nil` when an element is
     /// not valid JSON.
     static func map(_ batch: JSONElementBatch, entity: Int, metadata: Metadata, with worker: Mapper,
-                            profile: StageProfile?) -> MappedRun? {
+                    profile: StageProfile?) -> MappedRun? {
         guard let nodes = profile.measure(.parse, { batch.nodes() }) else { return nil }
         return profile.measure(.map) { map(nodes, firstIndex: batch.firstIndex, entity: entity, metadata: metadata, with: worker) }
     }
