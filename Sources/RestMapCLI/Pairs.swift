@@ -96,6 +96,21 @@ enum CommandInput {
         return descriptor
     }
 
+    /// A body file that is a regular file of at least `minimumBytes`, open to be read in parts
+    /// (`Mapper.map(_:bodyIn:options:)`); the caller closes the descriptor. `nil` for standard
+    /// input, anything but a regular file, a smaller one, or one that cannot be opened (`read`
+    /// then reads it, or says why it cannot).
+    static func openRegularFile(_ path: String?, minimumBytes: Int) -> (descriptor: Int32, bytes: JSONPositionalBytes)? {
+        guard let path, path != "-" else { return nil }
+        let descriptor = Foundation.open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        guard let size = regularFileSize(descriptor), size >= minimumBytes, let bytes = JSONPositionalBytes(descriptor: descriptor, from: 0) else {
+            close(descriptor)
+            return nil
+        }
+        return (descriptor, bytes)
+    }
+
     /// The size of a regular file open at `descriptor`; `nil` for a pipe, a terminal or a device.
     static func regularFileSize(_ descriptor: Int32) -> Int? {
         var status = stat()

@@ -138,11 +138,24 @@ struct StoreImportCommand: AsyncParsableCommand {
     func run() async throws {
         let recordStore = try await store.open()
         defer { try? recordStore.close() }
-        let bytes = try CommandInput.read(body)
         let headers = BodyMediaType.implied(byExtensionOf: body).map { ["Content-Type": $0] } ?? [:]
-        let response = Response(method: method, path: path, status: status, headers: headers, body: bytes,
+        var response = Response(method: method, path: path, status: status, headers: headers, body: [],
                                 parameters: try Pairs.parse(param, separator: "=", option: "--param"))
-        let (result, summary) = try await StoreFailure.report { try await recordStore.importResponse(response, options: MappingOptions(jobs: threads.jobs), isCompletePage: !partial) }
+        let options = MappingOptions(jobs: threads.jobs)
+        // A large array in a file is read in parts by the mapping threads, as `restmap map` reads it.
+        var mappedInParts: MappingResult?
+        if let file = CommandInput.openRegularFile(body, minimumBytes: Mapper.smallestSplitBody) {
+            defer { close(file.descriptor) }
+            mappedInParts = try StoreFailure.report { try recordStore.mapper.map(response, bodyIn: file.bytes, options: options) }
+        }
+        let result: MappingResult, summary: SaveSummary
+        if let mappedInParts {
+            result = mappedInParts
+            summary = try await StoreFailure.report { try await recordStore.save(mappedInParts, of: response, isCompletePage: !partial) }
+        } else {
+            response.body = try CommandInput.read(body)
+            (result, summary) = try await StoreFailure.report { try await recordStore.importResponse(response, options: options, isCompletePage: !partial) }
+        }
         Terminal.out("\(summary)\n")
         for error in result.errors { Terminal.error("restmap: record failed: \(error)\n") }
         if !result.errors.isEmpty { throw ExitCode.failure }

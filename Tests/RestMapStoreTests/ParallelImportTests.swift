@@ -21,8 +21,17 @@ import Testing
             }
             dumps.append(try Program.sqlite(db, #"SELECT id, name, batch FROM "Item" ORDER BY rm_id"#))
         }
+        // From standard input the body is read whole; from a file, in parts: the same store.
+        let piped = folder.appendingPathComponent("items-piped.sqlite").path
+        for body in [first, second] {
+            let run = try Program.restmap(["store", "import", "--schema", schema.path, "--db", piped, "--jobs", "2", "-"],
+                                          input: try Data(contentsOf: body))
+            #expect(run.status == 0, "\(run.errors)")
+        }
+        dumps.append(try Program.sqlite(piped, #"SELECT id, name, batch FROM "Item" ORDER BY rm_id"#))
         #expect(dumps[0].count == 30_000)
         #expect(dumps[1] == dumps[0])
+        #expect(dumps[2] == dumps[0])
         let refused = try Program.restmap(["store", "import", "--schema", schema.path, "--db", folder.appendingPathComponent("x.sqlite").path,
                                            "--jobs", "0", first.path])
         #expect(refused.status != 0)

@@ -75,8 +75,8 @@ enum Program {
     static var restmap: URL { TestPaths.buildFolder.appendingPathComponent("restmap") }
 
     /// Runs `restmap` with `arguments` (and environment additions) in the repository root.
-    static func restmap(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        try ChildProcess.run(try TestPaths.built("restmap"), arguments, environment: environment)
+    static func restmap(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Run {
+        try ChildProcess.run(try TestPaths.built("restmap"), arguments, input: input, environment: environment)
     }
 
     /// Plain SQL through the `sqlite3` command-line shell: rows as `|`-separated lines.
