@@ -42,8 +42,12 @@ struct SeedCommand: AsyncParsableCommand {
     func run() async throws {
         let mapper = try plugins.mapper(for: schema)
         let inputs = files.map(Self.split)
-        let bodies = try inputs.map { try CommandInput.read($0.file) }
-        if PostgresLocation.isURL(db) { return try await seedPostgres(mapper, inputs, bodies) }
+        // Every file must open before anything is built; each is read as it is saved.
+        for input in inputs {
+            let descriptor = try CommandInput.open(input.file)
+            if descriptor != 0 { close(descriptor) }
+        }
+        if PostgresLocation.isURL(db) { return try await seedPostgres(mapper, inputs) }
         // Built beside the output under a temporary name and renamed over it only when every
         // file was saved: a failed seed leaves no new file and the existing one untouched.
         let output = URL(fileURLWithPath: db)
@@ -59,7 +63,7 @@ struct SeedCommand: AsyncParsableCommand {
         do {
             let store = try StoreFailure.report { try RecordStore(path: building, mapper: mapper) }
             defer { try? store.close() }
-            (failures, counts) = try await fill(store, inputs, bodies)
+            (failures, counts) = try await fill(store, inputs)
         } catch {
             remove(building)
             Terminal.error("restmap: \(db) was not written\n")
@@ -84,13 +88,13 @@ struct SeedCommand: AsyncParsableCommand {
 
     /// Saves every body in the store, then (when every record mapped) compacts it: what failed to
     /// map, and the records per entity.
-    private func fill(_ store: RecordStore, _ inputs: [(file: String, path: String)], _ bodies: [[UInt8]]) async throws
+    private func fill(_ store: RecordStore, _ inputs: [(file: String, path: String)]) async throws
         -> (failures: [String], counts: [(entity: String, count: Int)]) {
         var failures: [String] = []
-        for (input, body) in zip(inputs, bodies) {
+        for input in inputs {
             let headers = BodyMediaType.implied(byExtensionOf: input.file).map { ["Content-Type": $0] } ?? [:]
-            let response = Response(path: input.path, headers: headers, body: body)
-            let (result, summary) = try await StoreFailure.report { try await store.importResponse(response, options: MappingOptions(jobs: threads.jobs)) }
+            let response = Response(path: input.path, headers: headers, body: [])
+            let (result, summary) = try await BodyImport.save(input.file, as: response, in: store, options: MappingOptions(jobs: threads.jobs))
             Terminal.out("\(input.file): \(summary)\n")
             for error in result.errors { Terminal.error("restmap: \(input.file): record failed: \(error)\n") }
             if !result.errors.isEmpty { failures.append("\(input.file): \(result.errors.count) record(s) failed to map") }
@@ -102,13 +106,13 @@ struct SeedCommand: AsyncParsableCommand {
 
     /// Seeds a PostgreSQL store: built in a namespace of its own that replaces the store's only
     /// when every file was saved (`RecordStore.seed(postgres:)`).
-    private func seedPostgres(_ mapper: Mapper, _ inputs: [(file: String, path: String)], _ bodies: [[UInt8]]) async throws {
+    private func seedPostgres(_ mapper: Mapper, _ inputs: [(file: String, path: String)]) async throws {
         let name = (try? PostgresLocation(url: db).description) ?? "the PostgreSQL store"
         var outcome: (failures: [String], counts: [(entity: String, count: Int)]) = ([], [])
         struct Unsaved: Error {}
         do {
             try await RecordStore.seed(postgres: db, mapper: mapper) { store in
-                outcome = try await fill(store, inputs, bodies)
+                outcome = try await fill(store, inputs)
                 if !outcome.failures.isEmpty { throw Unsaved() }
             }
         } catch is Unsaved {

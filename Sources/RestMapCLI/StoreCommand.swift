@@ -86,6 +86,27 @@ enum StoreFailure {
     }
 }
 
+/// A body file mapped and saved by `store import` and `seed`.
+enum BodyImport {
+    /// Maps the body in `file` ('-': standard input) as the response `head` describes (its own
+    /// body is not read) and saves it in one transaction. A large array in a regular file is read
+    /// in parts by the mapping threads (`Mapper.map(_:bodyIn:options:)`), as `restmap map` reads
+    /// it; anything else is read whole first. Store and mapping failures are reported
+    /// (`StoreFailure`); a file that cannot be read throws `CommandInput.read`'s error.
+    static func save(_ file: String, as head: Response, in store: RecordStore, options: MappingOptions,
+                     isCompletePage: Bool = true) async throws -> (result: MappingResult, summary: SaveSummary) {
+        if let opened = CommandInput.openRegularFile(file, minimumBytes: Mapper.smallestSplitBody) {
+            defer { close(opened.descriptor) }
+            if let mapped = try StoreFailure.report({ try store.mapper.map(head, bodyIn: opened.bytes, options: options) }) {
+                return (mapped, try await StoreFailure.report { try await store.save(mapped, of: head, isCompletePage: isCompletePage) })
+            }
+        }
+        var response = head
+        response.body = try CommandInput.read(file)
+        return try await StoreFailure.report { try await store.importResponse(response, options: options, isCompletePage: isCompletePage) }
+    }
+}
+
 /// The records a store command prints: their format, and how deep related records are read.
 struct StoredRecordOutputOptions: ParsableArguments {
     @OptionGroup var output: RecordOutputOptions
@@ -139,23 +160,10 @@ struct StoreImportCommand: AsyncParsableCommand {
         let recordStore = try await store.open()
         defer { try? recordStore.close() }
         let headers = BodyMediaType.implied(byExtensionOf: body).map { ["Content-Type": $0] } ?? [:]
-        var response = Response(method: method, path: path, status: status, headers: headers, body: [],
+        let response = Response(method: method, path: path, status: status, headers: headers, body: [],
                                 parameters: try Pairs.parse(param, separator: "=", option: "--param"))
-        let options = MappingOptions(jobs: threads.jobs)
-        // A large array in a file is read in parts by the mapping threads, as `restmap map` reads it.
-        var mappedInParts: MappingResult?
-        if let file = CommandInput.openRegularFile(body, minimumBytes: Mapper.smallestSplitBody) {
-            defer { close(file.descriptor) }
-            mappedInParts = try StoreFailure.report { try recordStore.mapper.map(response, bodyIn: file.bytes, options: options) }
-        }
-        let result: MappingResult, summary: SaveSummary
-        if let mappedInParts {
-            result = mappedInParts
-            summary = try await StoreFailure.report { try await recordStore.save(mappedInParts, of: response, isCompletePage: !partial) }
-        } else {
-            response.body = try CommandInput.read(body)
-            (result, summary) = try await StoreFailure.report { try await recordStore.importResponse(response, options: options, isCompletePage: !partial) }
-        }
+        let (result, summary) = try await BodyImport.save(body, as: response, in: recordStore, options: MappingOptions(jobs: threads.jobs),
+                                                          isCompletePage: !partial)
         Terminal.out("\(summary)\n")
         for error in result.errors { Terminal.error("restmap: record failed: \(error)\n") }
         if !result.errors.isEmpty { throw ExitCode.failure }
