@@ -128,18 +128,24 @@ public struct JSONElementBatch: Sendable {
 
     /// The batch's elements, parsed; `nil` when one of them is not valid JSON.
     public func nodes() -> [JSONNode]? {
-        if let parsed { return Array(parsed.root.elements) }
-        guard let document = try? JSONDocument(bytes: bytes), document.root.count == ranges.count else { return nil }
-        return Array(document.root.elements)
+        wholeDocument().map { Array($0.root.elements) }
     }
 
     /// Parses the batch; when it is not valid JSON, parses each element on its own so a bad
     /// element is reported alone and the others still map.
     public func documents() -> [Result<JSONNode, JSONParseError>] {
-        if let nodes = nodes() { return nodes.map { .success($0) } }
+        if let document = wholeDocument() { return document.root.elements.map { .success($0) } }
         return ranges.map { range in
             Result { () throws(JSONParseError) in try JSONDocument(bytes: Array(bytes[range])).root }
         }
+    }
+
+    /// The array of every element: `parsed`, or the batch's bytes parsed; `nil` when they are not
+    /// valid JSON.
+    private func wholeDocument() -> JSONDocument? {
+        if let parsed { return parsed }
+        guard let document = try? JSONDocument(bytes: bytes), document.root.count == ranges.count else { return nil }
+        return document
     }
 }
 

@@ -26,36 +26,28 @@ final class ArrayChunkChain: Sendable {
     /// Where each chunk's cut stopped, and the elements before that place.
     private let exits = Monitor([Int: (cursor: JSONArrayCursor, elementsBefore: Int)]())
     private let entry: JSONArrayCursor
+    private let chunks: JSONPositionalArrayChunks
     private let speculates: Bool
     /// The key every element is expected to begin with, when chunks are claimed by shape.
     private let leadingKey: [UInt8]?
 
     /// - Parameters:
     ///   - entry: the cursor after the array's `[`, where chunk 0's elements begin.
-    ///   - speculates: whether chunks are cut before the one before them is (several jobs).
-    ///   - leadingKey: the key the array's first element begins with, when it is an object
-    ///     (`JSONPositionalArrayChunks.leadingKey()`): chunks are then claimed by shape.
-    init(entry: JSONArrayCursor, speculates: Bool, leadingKey: [UInt8]?) {
+    ///   - chunks: the chunks cut.
+    ///   - speculates: whether chunks are cut before the one before them is (several jobs); they
+    ///     are claimed by shape when the array's first element begins with a key
+    ///     (`JSONPositionalArrayChunks.leadingKey()`), by nesting otherwise.
+    init(entry: JSONArrayCursor, chunks: JSONPositionalArrayChunks, speculates: Bool) {
         self.entry = entry
+        self.chunks = chunks
         self.speculates = speculates
-        self.leadingKey = leadingKey
+        leadingKey = speculates ? chunks.leadingKey() : nil
     }
 
     /// Chunk `number`'s elements, numbered in the whole array, and the error that ends the stream
     /// after them.
-    func cut(chunk number: Int, of chunks: JSONPositionalArrayChunks, profile: StageProfile?) -> (batch: JSONElementBatch?, failure: JSONStreamError?) {
-        var guess: JSONArrayChunkGuess?
-        if speculates, number > 0, let leadingKey {
-            let claim = profile.measure(.scan) { chunks.claimByShape(chunk: number, key: leadingKey) }
-            guess = profile.measure(.split) { chunks.guess(chunk: number, claim: claim) }
-        } else if speculates {
-            let summary = profile.measure(.scan) { chunks.summarize(chunk: number) }
-            let nesting = nestings.publish(summary, of: number, waited: profile?.addWait)
-            if number > 0, let nesting, let summary {
-                let claim = profile.measure(.scan) { chunks.claim(chunk: number, nesting: nesting, summary: summary) }
-                guess = profile.measure(.split) { chunks.guess(chunk: number, claim: claim) }
-            }
-        }
+    func cut(chunk number: Int, profile: StageProfile?) -> (batch: JSONElementBatch?, failure: JSONStreamError?) {
+        let guess = speculates ? self.guess(chunk: number, profile: profile) : nil
         let (truth, elementsBefore) = number == 0 ? (entry, 0) : exits.wait(until: { $0.removeValue(forKey: number - 1) },
                                                                             waited: profile?.addWait)
         var (cut, _) = profile.measure(.split) { chunks.settle(chunk: number, guess: guess, truth: truth) }
@@ -63,5 +55,22 @@ final class ArrayChunkChain: Sendable {
         cut.batch?.firstIndex = elementsBefore
         if let element = cut.failure?.element { cut.failure?.element = elementsBefore + element }
         return (cut.batch, cut.failure)
+    }
+
+    /// Chunk `number`'s elements cut from where it claims they begin, before the chunk before it
+    /// is cut; `nil` for chunk 0 (it begins at the entry) and when nothing can be claimed.
+    private func guess(chunk number: Int, profile: StageProfile?) -> JSONArrayChunkGuess? {
+        let claim: JSONArrayChunkClaim
+        if let leadingKey {
+            guard number > 0 else { return nil }
+            claim = profile.measure(.scan) { chunks.claimByShape(chunk: number, key: leadingKey) }
+        } else {
+            // Every chunk's summary is published, chunk 0's included, for the nestings after it.
+            let summary = profile.measure(.scan) { chunks.summarize(chunk: number) }
+            let nesting = nestings.publish(summary, of: number, waited: profile?.addWait)
+            guard number > 0, let nesting, let summary else { return nil }
+            claim = profile.measure(.scan) { chunks.claim(chunk: number, nesting: nesting, summary: summary) }
+        }
+        return profile.measure(.split) { chunks.guess(chunk: number, claim: claim) }
     }
 }

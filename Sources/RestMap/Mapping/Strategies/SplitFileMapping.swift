@@ -5,7 +5,8 @@ import RestMapJSON
 /// it lies by the thread that maps it, so the body is never held whole and no thread reads it all.
 ///
 /// - With one job, the chunks are cut one after another on the calling thread, each from where
-///   the one before stopped, and mapped into one session (`OneSession`), as a body in memory is.
+///   the one before stopped (`ArrayChunkChain`, guessing nothing), and mapped into one session
+///   (`OneSession`), as a body in memory is.
 /// - With several, each thread cuts its own chunk (`ArrayChunkChain`, as a streamed array in a
 ///   file is cut), maps it into a session of its own, and the sessions are absorbed in order.
 ///
@@ -32,30 +33,25 @@ extension SplitBodyMapping {
         // thread that finishes early takes another (as for a body in memory).
         let partBytes = jobs == 1 ? Self.partBytes : max(byteCount / (8 * jobs), 1 << 16)
         var chunks = JSONPositionalArrayChunks(bytes: file, layout: layout, entry: entry, chunkBytes: partBytes)
+        let chain = ArrayChunkChain(entry: entry, chunks: chunks, speculates: jobs > 1)
         if jobs == 1 {
             var mapped = OneSession(mapper: mapper, entity: entity, metadata: response.metadata, bodyByteCount: byteCount)
-            var cursor = entry
-            var elementsBefore = 0
             while let number = chunks.nextChunk() {
-                let cut = profile.measure(.split) { chunks.cut(chunk: number, from: cursor) }
-                guard cut.failure == nil else { return nil }
-                cursor = cut.exit
-                guard let batch = cut.batch else { continue }
+                let (batch, failure) = chain.cut(chunk: number, profile: profile)
+                guard failure == nil else { return nil }
+                guard let batch else { continue }
                 guard let nodes = profile.measure(.parse, { batch.nodes() }) else { return nil }
-                profile.measure(.map) { mapped.map(nodes, firstIndex: elementsBefore, partByteCount: partBytes) }
-                elementsBefore += nodes.count
+                profile.measure(.map) { mapped.map(nodes, firstIndex: batch.firstIndex, partByteCount: partBytes) }
             }
             guard let session = mapped.session else { return nil }
             return (session, mapped.roots)
         }
         let workers = [mapper] + (1..<jobs).map { _ in mapper.withOwnPlan() }
-        let chain = ArrayChunkChain(entry: entry, speculates: true, leadingKey: chunks.leadingKey())
-        let reader = chunks
         let (entity, metadata) = (entity, response.metadata)
         var absorbed = Absorbed(profile: profile)
         absorbed.scale = Double(byteCount) / Double(partBytes)
         let pool = OrderedWorkers(workers: workers, profile: profile) { (worker: Mapper, number: Int) -> MappedPart in
-            let (batch, failure) = chain.cut(chunk: number, of: reader, profile: profile)
+            let (batch, failure) = chain.cut(chunk: number, profile: profile)
             guard failure == nil else { return .failed }
             guard let batch else { return .empty }
             return MappedPart(Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile))

@@ -224,11 +224,9 @@ extension Mapper {
                 let entry = try profile.measureCut { () throws(JSONStreamError) in try header.arrayEntry() }
                 var chunks = JSONPositionalArrayChunks(bytes: positional, layout: target.layout, entry: entry, chunkBytes: batchBytes,
                                                        maximumElementBytes: options.maximumElementBytes)
-                let reader = chunks
-                let chain = ArrayChunkChain(entry: entry, speculates: options.jobs > 1,
-                                            leadingKey: options.jobs > 1 ? chunks.leadingKey() : nil)
+                let chain = ArrayChunkChain(entry: entry, chunks: chunks, speculates: options.jobs > 1)
                 try run(next: { chunks.nextChunk() }, work: { worker, number, _ in
-                    let (batch, failure) = chain.cut(chunk: number, of: reader, profile: profile)
+                    let (batch, failure) = chain.cut(chunk: number, profile: profile)
                     var mapped = batch.map { worker.mapBatch($0, target: target, request: request, render: render, profile: profile) } ?? MappedBatch()
                     mapped.failure = failure
                     return mapped
