@@ -452,43 +452,31 @@ public struct JSONElementStream<Source: JSONByteSource> {
     private mutating func valueEnd(element: Int?) throws(JSONStreamError) -> Int {
         try skipWhitespace()
         var scanned = position
-        var depth = 0
-        var inString = false
-        var escaped = false
+        var scan = JSONValueScan()
         guard position < filled else { throw failure("expected a value", element: element) }
         let first = buffer[position]
         let isScalar = first != UInt8(ascii: "{") && first != UInt8(ascii: "[") && first != UInt8(ascii: "\"")
         while true {
             let end: Int? = buffer.withUnsafeBufferPointer { bytes in
                 var cursor = scanned
+                // A local copy, kept in registers by the loop, written back once.
+                var state = scan
+                defer { scan = state }
                 while cursor < filled {
-                    if inString, !escaped {
+                    if state.inString, !state.escaped {
                         // Skip eight bytes at a time to the next '"' or '\\'.
                         JSONStrings.skipPlainWords(bytes.baseAddress!, at: &cursor, to: filled, stoppingAt: .quoteAndBackslash)
                         if cursor >= filled { break }
                     }
                     let byte = bytes[cursor]
                     cursor += 1
-                    if inString {
-                        if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
-                            inString = false
-                            if depth == 0 { return cursor }
-                        }
+                    if !isScalar {
+                        if state.ends(at: byte) { return cursor }
                         continue
                     }
-                    if isScalar {
-                        switch byte {
-                        case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return cursor - 1
-                        default: continue
-                        }
-                    }
                     switch byte {
-                    case UInt8(ascii: "\""): inString = true
-                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                        depth -= 1
-                        if depth == 0 { return cursor }
-                    default: break
+                    case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return cursor - 1
+                    default: continue
                     }
                 }
                 scanned = cursor
@@ -497,7 +485,7 @@ public struct JSONElementStream<Source: JSONByteSource> {
             if let end { return end }
             if atEnd {
                 if isScalar { return filled }
-                throw failure(inString ? "unterminated string" : "unterminated \(first == UInt8(ascii: "{") ? "object" : "array")", element: element)
+                throw failure(scan.inString ? "unterminated string" : "unterminated \(first == UInt8(ascii: "{") ? "object" : "array")", element: element)
             }
             scanned -= try refill()
         }
@@ -552,5 +540,43 @@ public struct JSONElementStream<Source: JSONByteSource> {
 
     private func failure(_ message: String, element: Int?) -> JSONStreamError {
         JSONStreamError(message: message, offset: bufferOffset + position, element: element)
+    }
+}
+
+/// Where a JSON value ends, found byte by byte: the containers open in it, and whether the scan is
+/// in a string (and right after a backslash there). Strings are skipped whole, so brackets in
+/// them count for nothing. Shared by `JSONElementStream` (the end of each element) and
+/// `JSONPositionalArrayChunks` (the end of the element a chunk begins inside).
+struct JSONValueScan {
+    var depth = 0
+    var inString = false
+    var escaped = false
+
+    /// Takes the next byte; `true` when it ends the value: the quote closing a string, or the
+    /// bracket closing a container, that leaves no container open.
+    @inline(__always) mutating func ends(at byte: UInt8) -> Bool {
+        if inString {
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+                return depth == 0
+            }
+            return false
+        }
+        switch byte {
+        case UInt8(ascii: "\""):
+            inString = true
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            depth += 1
+        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            depth -= 1
+            return depth == 0
+        default:
+            break
+        }
+        return false
     }
 }

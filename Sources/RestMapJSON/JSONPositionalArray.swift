@@ -367,26 +367,11 @@ public struct JSONPositionalArrayChunks: Sendable {
         var forward = ForwardBytes(bytes: bytes, offset: range.lowerBound, end: range.upperBound)
         if nesting.inString || nesting.depth > 0 {
             // The end of the element the chunk begins in.
-            var depth = nesting.depth, inString = nesting.inString, escaped = nesting.inString && summary.escapedAtStart
-            scan: while true {
+            var scan = JSONValueScan(depth: nesting.depth, inString: nesting.inString, escaped: nesting.inString && summary.escapedAtStart)
+            while true {
                 // An element that runs past the chunk leaves none to begin in it.
                 guard let byte = forward.next() else { return forward.atChunkEnd ? .noElementStarts : .unknown }
-                if inString {
-                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                        if depth == 0 { break scan }
-                    }
-                    continue
-                }
-                switch byte {
-                case UInt8(ascii: "\""): inString = true
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { break scan }
-                    if depth < 0 { return .unknown }
-                default: break
-                }
+                if scan.ends(at: byte) { break }
             }
             return afterElement(&forward)
         }
