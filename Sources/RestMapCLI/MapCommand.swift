@@ -164,7 +164,7 @@ struct MapCommand: ParsableCommand {
            let result = try mapOrExit(try response(body: []), with: mapper, { (response) throws(MappingFailure) in
                try mapper.map(response, bodyIn: file, options: options)
            }) {
-            if verbose { Terminal.error("restmap: mapped the body (\(size ?? 0) bytes) in parts read by \(streaming.jobs) thread(s)\n") }
+            if verbose { Terminal.error("restmap: mapped the body (\(file.count()) bytes) in parts read by \(streaming.jobs) thread(s)\n") }
             return try finish(result, profile: profile)
         }
         let bytes: [UInt8]
@@ -175,15 +175,14 @@ struct MapCommand: ParsableCommand {
             try refuse(tooLarge)
         }
         if verbose { Terminal.error("restmap: mapping the whole body (\(bytes.count) bytes) on \(streaming.jobs) thread(s)\n") }
-        // Total: `map` gives a result or throws.
-        let result = try mapOrExit(try response(body: bytes), with: mapper) { (response) throws(MappingFailure) in try mapper.map(response, options: options) }!
+        let result = try mapOrExit(try response(body: bytes), with: mapper) { (response) throws(MappingFailure) in try mapper.map(response, options: options) }
         try finish(result, profile: profile)
     }
 
     /// Runs `map` on `response`; a failure is reported (a malformed body that could stream is
     /// mapped as streaming maps it, `mapMalformed`) and ends the command with status 1.
-    private func mapOrExit(_ response: Response, with mapper: Mapper,
-                           _ map: (Response) throws(MappingFailure) -> MappingResult?) throws -> MappingResult? {
+    private func mapOrExit<Mapped>(_ response: Response, with mapper: Mapper,
+                                   _ map: (Response) throws(MappingFailure) -> Mapped) throws -> Mapped {
         do { return try map(response) } catch {
             if case .malformedBody = error, !strict, mapper.streamingRefusal(for: response) == nil {
                 try mapMalformed(response, with: mapper)
