@@ -37,7 +37,7 @@ struct ClientOptions: ParsableArguments {
     /// Starts logging (RESTMAP_LOG, `--verbose`) and loads the schema's mapper.
     func makeMapper() throws -> Mapper {
         var problems: [String] = []
-        var levels = RestMapLogging.Levels(parsing: ProcessInfo.processInfo.environment["RESTMAP_LOG"] ?? "", problems: &problems)
+        var levels = RestMapLogging.Levels(parsing: ProcessEnvironment.value("RESTMAP_LOG") ?? "", problems: &problems)
         if verbose, levels.perLabel["client"] == nil { levels.perLabel["client"] = .debug }
         RestMapLogging.bootstrap(levels)
         for problem in problems { Terminal.error("restmap: \(problem)\n") }

@@ -11,12 +11,12 @@ struct JobsOption: ParsableArguments {
     /// The most threads that still help: one per core. The threads map bytes already in memory and
     /// never wait for input, so more threads than cores only take turns (measured: `--jobs 8` on two
     /// cores was 5% slower than `--jobs 2`).
-    static var helpfulMaximum: Int { ProcessInfo.processInfo.activeProcessorCount }
+    static var helpfulMaximum: Int { ProcessEnvironment.activeProcessorCount }
 
     @Option(name: .customLong("jobs"), help: ArgumentHelp(
         "Threads that map a large array or NDJSON, 1 to \(ceiling) (default, and most used: the number of cores); the records and their order are what one thread gives.",
         valueName: "jobs"))
-    var requestedJobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    var requestedJobs: Int = ProcessEnvironment.activeProcessorCount
 
     /// The threads to use: `--jobs`, lowered to `helpfulMaximum`.
     var jobs: Int { min(requestedJobs, Self.helpfulMaximum) }

@@ -104,7 +104,7 @@ struct MapCommand: ParsableCommand {
             throw error
         }
         defer { if descriptor != 0 { close(descriptor) } }
-        let profile = profile || ProcessInfo.processInfo.environment["RESTMAP_PROFILE"] == "1" ? StageProfile() : nil
+        let profile = profile || ProcessEnvironment.value("RESTMAP_PROFILE") == "1" ? StageProfile() : nil
         defer { if let profile { Terminal.error(profile.report(totalCPU: StageProfile.processCPU())) } }
         let source = CommandInput.describe(descriptor, path: body)
         let size = CommandInput.regularFileSize(descriptor)

@@ -22,7 +22,7 @@ enum MemoryReuse {
     /// Sets the thresholds, unless `GLIBC_TUNABLES` sets the allocator's own (the user's choice wins).
     static func configure() {
         #if canImport(Glibc)
-        if let tunables = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"], tunables.contains("glibc.malloc.") { return }
+        if let tunables = ProcessEnvironment.value("GLIBC_TUNABLES"), tunables.contains("glibc.malloc.") { return }
         // `mallopt` is declared in <malloc.h>, which the Glibc module does not import: it is
         // looked up by name in the C library (RTLD_DEFAULT), with its options' values from there.
         typealias MallocOption = @convention(c) (Int32, Int32) -> Int32

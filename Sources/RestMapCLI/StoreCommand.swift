@@ -64,7 +64,7 @@ struct StoreOptions: ParsableArguments {
 enum StoreDatabase {
     static func named(_ option: String?) throws -> String {
         if let option { return option }
-        if let url = ProcessInfo.processInfo.environment["RESTMAP_DATABASE_URL"], !url.isEmpty { return url }
+        if let url = ProcessEnvironment.value("RESTMAP_DATABASE_URL"), !url.isEmpty { return url }
         throw ValidationError("give --db FILE-OR-URL, or set RESTMAP_DATABASE_URL")
     }
 }

@@ -27,7 +27,7 @@ struct StreamingOptions: ParsableArguments {
 
     /// The size in bytes above which a body streams by default: `RESTMAP_STREAM_THRESHOLD`, or 64 MiB.
     static func threshold() throws -> Int {
-        guard let text = ProcessInfo.processInfo.environment[thresholdVariable] else { return defaultThreshold }
+        guard let text = ProcessEnvironment.value(thresholdVariable) else { return defaultThreshold }
         guard let bytes = Int(text), bytes >= 0 else {
             throw ValidationError("\(thresholdVariable) takes a number of bytes, found '\(text)'")
         }

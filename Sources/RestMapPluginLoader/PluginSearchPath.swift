@@ -45,13 +45,14 @@ public struct PluginSearchPath: Sendable, Equatable {
     ///   - schemaDirectory: the folder of the schema being loaded, if any: never searched, only
     ///     named when it holds a plugin that is not found.
     ///   - pluginPaths: directories given with `--plugin-path`.
-    ///   - environment: the process environment (for `RESTMAP_PLUGIN_PATH`).
+    ///   - environment: the process environment (only `RESTMAP_PLUGIN_PATH` is read; by default
+    ///     that one variable of this process's).
     ///   - executableDirectory: the folder of the `restmap` binary, if known.
     ///   - currentDirectory: the current directory: never searched, only named like the schema's folder.
     public init(
         schemaDirectory: String?,
         pluginPaths: [String] = [],
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = PluginSearchPath.processEnvironment(),
         executableDirectory: String? = PluginSearchPath.executableDirectory,
         currentDirectory: String? = FileManager.default.currentDirectoryPath
     ) {
@@ -69,6 +70,13 @@ public struct PluginSearchPath: Sendable, Equatable {
     public func addingUnsearchedDirectory(_ directory: String) -> PluginSearchPath {
         PluginSearchPath(directories, firstPartyDirectories: firstPartyDirectories,
                          unsearchedDirectories: unsearchedDirectories + [directory])
+    }
+
+    /// The variable the search path reads from this process's environment, without copying the
+    /// rest of it (as `ProcessInfo.processInfo.environment` does on each use).
+    public static func processEnvironment() -> [String: String] {
+        guard let value = getenv(PluginNames.searchPathVariable) else { return [:] }
+        return [PluginNames.searchPathVariable: String(cString: value)]
     }
 
     /// The folder of the running executable (from `/proc/self/exe`), if it can be read.

@@ -107,6 +107,17 @@ import Testing
         #expect(try transform("dates.format", .string("Wed, 13 Mar 2013 18:10:21 GMT"), arguments: arguments) == .string("2013-03-13 14:10"))
     }
 
+    @Test("Patterns and zone-less text are read and written in UTC by default, as with timeZone UTC or GMT",
+          arguments: [[:], ["timeZone": Value.string("UTC")], ["timeZone": .string("GMT")]])
+    func utcByDefault(_ zone: [String: Value]) throws {
+        let format = zone.merging(["format": .string("yyyy-MM-dd HH:mm:ss")]) { $1 }
+        #expect(try reverse("dates.format", .date(stashboard), arguments: format) == .string("2013-03-13 18:10:21"))
+        #expect(try transform("dates.parse", .string("13.03.2013 18:10:21"), arguments: zone.merging(["formats": .array([.string("dd.MM.yyyy HH:mm:ss")])]) { $1 })
+            == .date(stashboard))
+        #expect(try transform("dates.parse", .string("2013-03-13T18:10:21"), arguments: zone) == .date(stashboard))
+        #expect(try transform("dates.parse", .string("03/13/2013"), arguments: zone) == .date(Date(timeIntervalSince1970: 1_363_132_800)))
+    }
+
     @Test func handWrittenParserAgreesWithISO8601DateFormatter() throws {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]

@@ -18,19 +18,28 @@ public struct StatusSpecification: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses one item: `201`, `2xx` or `400-499`.
     public static func parseItem(_ text: String) -> ClosedRange<Int>? {
-        let text = text.trimmingCharacters(in: .whitespaces)
+        let text = trimmed(text[...])
         if let code = Int(text) { return (100...599).contains(code) ? code...code : nil }
         let lower = text.lowercased()
         if lower.count == 3, lower.hasSuffix("xx"), let digit = Int(lower.prefix(1)), (1...5).contains(digit) {
             return (digit * 100)...(digit * 100 + 99)
         }
         let bounds = text.split(separator: "-", omittingEmptySubsequences: false)
-        if bounds.count == 2, let low = Int(bounds[0].trimmingCharacters(in: .whitespaces)),
-           let high = Int(bounds[1].trimmingCharacters(in: .whitespaces)),
+        if bounds.count == 2, let low = Int(trimmed(bounds[0])), let high = Int(trimmed(bounds[1])),
            (100...599).contains(low), (100...599).contains(high), low <= high {
             return low...high
         }
         return nil
+    }
+
+    /// `text` without the blanks around it (spaces and tabs, what `CharacterSet.whitespaces`
+    /// matches; Foundation's trimming costs a tenth of a millisecond the first time, on every start).
+    private static func trimmed(_ text: Substring) -> Substring {
+        let isBlank = { (character: Character) in character.isWhitespace && !character.isNewline }
+        guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) }) else {
+            return ""
+        }
+        return text[first...last]
     }
 }
 

@@ -5,16 +5,20 @@ import RestMapPluginKit
 struct DateReading: Sendable {
     var chain: DateChain
     var patterns: [String]
-    var locale: Locale
+    /// The locale of Unicode patterns; the `Locale` is made with a pattern's formatter, when one is used.
+    var localeIdentifier: String
 
     /// Reads zone, locale and patterns from `timeZone`, `locale` and `formats` arguments.
     init(_ arguments: Arguments, patternsArgument: String? = "formats") throws(TransformerError) {
         let zoneName = try arguments.string("timeZone") ?? "UTC"
-        guard let timeZone = TimeZone(identifier: zoneName) else {
+        if zoneName == "UTC" || zoneName == "GMT" {
+            chain = DateChain()
+        } else if let timeZone = TimeZone(identifier: zoneName) {
+            chain = DateChain(timeZone: timeZone)
+        } else {
             throw TransformerError("argument 'timeZone': unknown time zone '\(zoneName)'")
         }
-        chain = DateChain(timeZone: timeZone)
-        locale = Locale(identifier: try arguments.string("locale") ?? "en_US_POSIX")
+        localeIdentifier = try arguments.string("locale") ?? "en_US_POSIX"
         patterns = try patternsArgument.flatMap { name throws(TransformerError) in try arguments.strings(name) } ?? []
     }
 
@@ -29,7 +33,7 @@ struct DateReading: Sendable {
         case .string(let text):
             if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return .null }
             for pattern in patterns {
-                if let date = PatternFormatters.date(from: text, pattern: pattern, timeZone: chain.timeZone, locale: locale) {
+                if let date = PatternFormatters.date(from: text, pattern: pattern, timeZone: chain.timeZone, localeIdentifier: localeIdentifier) {
                     return .date(date)
                 }
             }

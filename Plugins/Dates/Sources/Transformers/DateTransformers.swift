@@ -22,7 +22,7 @@ struct ParseTransformer: UTF8StringTransformer {
     func reverseTransform(_ value: Value) throws -> Value {
         guard case .date(let date) = value else { return value }
         if let pattern = reading.patterns.first {
-            return .string(PatternFormatters.string(from: date, pattern: pattern, timeZone: reading.chain.timeZone, locale: reading.locale))
+            return .string(PatternFormatters.string(from: date, pattern: pattern, timeZone: reading.chain.timeZone, localeIdentifier: reading.localeIdentifier))
         }
         return .string(ISO8601Text.string(from: date.timeIntervalSince1970))
     }
@@ -36,7 +36,7 @@ struct FormatTransformer: ValueTransformer {
 
     func transform(_ value: Value) throws -> Value {
         guard case .date(let date) = try reading.date(from: value) else { return .null }
-        return .string(PatternFormatters.string(from: date, pattern: pattern, timeZone: reading.chain.timeZone, locale: reading.locale))
+        return .string(PatternFormatters.string(from: date, pattern: pattern, timeZone: reading.chain.timeZone, localeIdentifier: reading.localeIdentifier))
     }
 
     func reverseTransform(_ value: Value) throws -> Value {
