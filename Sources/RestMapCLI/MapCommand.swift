@@ -180,7 +180,8 @@ struct MapCommand: ParsableCommand {
     }
 
     /// Runs `map` on `response`; a failure is reported (a malformed body that could stream is
-    /// mapped as streaming maps it, `mapMalformed`) and ends the command with status 1.
+    /// mapped as streaming maps it, `mapMalformed`, unless its elements cannot even be reached)
+    /// and ends the command with status 1.
     private func mapOrExit<Mapped>(_ response: Response, with mapper: Mapper,
                                    _ map: (Response) throws(MappingFailure) -> Mapped) throws -> Mapped {
         do { return try map(response) } catch {
@@ -207,19 +208,24 @@ struct MapCommand: ParsableCommand {
     /// Maps a malformed body that could stream as streaming maps it, so both print the same: the
     /// elements before a break in the array's framing (a missing ',', text after the document)
     /// and every well-formed element around a malformed one print; each bad element and the
-    /// break are reported with their position; exit status 1.
-    private func mapMalformed(_ response: Response, with mapper: Mapper) throws -> Never {
+    /// break are reported with their position; exit status 1. Returns without printing when
+    /// the break comes before any element (the body is no array, or its start is broken): the
+    /// whole body's error says where, by line and column.
+    private func mapMalformed(_ response: Response, with mapper: Mapper) throws {
         var records: [Record] = []
         var errors: [StreamedError] = []
         var failure: StreamingFailure?
+        var delivered = false
         do {
             try mapper.mapStream(response, from: InMemorySource(response.body), options: StreamOptions(input: .array)) { batch in
+                delivered = true
                 records += batch.records
                 errors += batch.errors
             }
         } catch {
             failure = error
         }
+        if !delivered, failure != nil { return }
         output.write(records, jobs: streaming.jobs)
         for error in errors { Terminal.error("restmap: record failed: \(error)\n") }
         if let failure { Terminal.error("restmap: \(failure)\n") }

@@ -172,6 +172,9 @@ struct JSONParser {
         case UInt8(ascii: "n"):
             try literal("null", .null)
         default:
+            if position == 0, bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+                throw error("expected a value, found a UTF-8 byte order mark (EF BB BF), which JSON text must not begin with", at: 0)
+            }
             throw error("expected a value, found \(describe(byte))", at: position)
         }
         // A scalar inside a container counts toward it.

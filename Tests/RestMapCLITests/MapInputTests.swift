@@ -317,6 +317,29 @@ struct MapInputTests {
         }
     }
 
+    @Test("A body whose elements cannot be reached gets the whole body's error by line and column, and no records",
+          arguments: [
+            (#"{"a": 1"#, "line 1, column 8 (byte 7): unterminated object"),
+            ("nul", "line 1, column 1 (byte 0): invalid literal: expected 'null'"),
+            ("\u{FEFF}[]", "line 1, column 1 (byte 0): expected a value, found a UTF-8 byte order mark (EF BB BF)"),
+            ("\n\n x[1]", "line 3, column 2 (byte 3): expected a value, found 'x'"),
+          ])
+    func unreachableElements(_ body: String, error: String) throws {
+        let folder = try folder(count: 1)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try write(body, to: folder.appendingPathComponent("odd.json"))
+        for mode in [[], ["--no-stream"]] {
+            for input in ["odd.json", "-"] {
+                let run = try run(["map", "--schema", "schema.yaml", "--path", "/repos"] + mode + [input], in: folder,
+                                  input: input == "-" ? Data(body.utf8) : nil)
+                #expect(run.status == 1)
+                #expect(run.output.isEmpty, "\(mode) \(input): \(run.output)")
+                #expect(run.errors.hasPrefix("restmap: malformed JSON body at \(error)"), "\(mode) \(input): \(run.errors)")
+                #expect(run.errors.split(separator: "\n").count == 1, "\(mode) \(input): \(run.errors)")
+            }
+        }
+    }
+
     // MARK: No body, no descriptor
 
     @Test("With no BODY and a terminal on standard input, map says it expects a body instead of waiting")
