@@ -184,8 +184,8 @@ struct JSONParser {
     private mutating func literal(_ word: StaticString, _ tag: TapeEntry.Tag) throws(JSONParseError) {
         let length = word.utf8CodeUnitCount
         // Total: the input is not empty (parseDocument refuses an empty document first). The
-        // first four bytes are compared as one word (`true`, `null`, `fals`), then the rest: a
-        // call to `memcmp` for four or five bytes cost twice as many instructions.
+        // first four bytes are compared as one word (`true`, `null`, `fals`), then the rest,
+        // rather than by a call to `memcmp` (3.7 M instructions more for a 20 MB listing).
         guard position + length <= bytes.count,
               UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt32.self)
                 == UnsafeRawPointer(word.utf8Start).loadUnaligned(as: UInt32.self),
