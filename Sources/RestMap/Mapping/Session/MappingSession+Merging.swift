@@ -13,35 +13,43 @@ extension MappingSession {
     /// merging records by identification as `store` does and assigning their relationships as
     /// `assign` does, in the other session's record order: what mapping those elements in this
     /// session would have given. Returns the other session's roots as records of this one.
+    /// `other` gives its records up (it is left without any): they are moved, not copied.
     func absorb(_ other: MappingSession, roots: [Int]) -> [Int] {
         // Merging the other session's records may change this one's: what it remembers of the
         // representations it mapped no longer tells their records.
         forgetRepresentations()
+        var absorbed: [RecordData] = []
+        swap(&absorbed, &other.records)
         // Room for the other session's records and identities at once (at least doubling, so
         // absorbing many parts stays linear), not by regrowing record by record.
-        let recordsNeeded = records.count + other.records.count
+        let recordsNeeded = records.count + absorbed.count
         if recordsNeeded > records.capacity { records.reserveCapacity(Swift.max(recordsNeeded, 2 * records.capacity)) }
-        for (entity, absorbed) in other.identities.enumerated() where !absorbed.isEmpty {
-            identities[entity].reserveCapacity(identities[entity].count + absorbed.count)
+        for (entity, identified) in other.identities.enumerated() where !identified.isEmpty {
+            identities[entity].reserveCapacity(identities[entity].count + identified.count)
         }
-        var local = [Int](repeating: 0, count: other.records.count)
-        var merged = [Bool](repeating: false, count: other.records.count)
-        for (index, record) in other.records.enumerated() {
+        var local = [Int](repeating: 0, count: absorbed.count)
+        var merged = [Bool](repeating: false, count: absorbed.count)
+        for index in absorbed.indices {
             let count = records.count
-            local[index] = store(record.values, entity: plan.entities[record.entity])
+            local[index] = store(absorbed[index].values, entity: plan.entities[absorbed[index].entity])
             merged[index] = local[index] < count
         }
-        // Relationships once every record has its index here.
-        for (index, record) in other.records.enumerated() {
-            let relationships = plan.entities[record.entity].relationships
-            for (slot, related) in record.relations.enumerated() {
-                guard let related else { continue }
-                let translated = related.map { local[$0] }
-                if merged[index] {
-                    assign(translated, to: local[index], slot: slot, policy: relationships[slot].assignment)
-                } else {
-                    records[local[index]].relations[slot] = translated
+        // Relationships once every record has its index here, translated where they lie (the
+        // moved records are this function's alone, so no array is copied for it).
+        for index in absorbed.indices {
+            for slot in absorbed[index].relations.indices {
+                absorbed[index].relations[slot]?.withUnsafeMutableBufferPointer { related in
+                    for position in related.indices { related[position] = local[related[position]] }
                 }
+            }
+            if merged[index] {
+                let relationships = plan.entities[absorbed[index].entity].relationships
+                for (slot, related) in absorbed[index].relations.enumerated() {
+                    guard let related else { continue }
+                    assign(related, to: local[index], slot: slot, policy: relationships[slot].assignment)
+                }
+            } else {
+                records[local[index]].relations = absorbed[index].relations
             }
         }
         errors += other.errors
