@@ -136,7 +136,11 @@ public struct JSONElementBatch: Sendable {
     public func documents() -> [Result<JSONNode, JSONParseError>] {
         if let document = wholeDocument() { return document.root.elements.map { .success($0) } }
         return ranges.map { range in
-            Result { () throws(JSONParseError) in try JSONDocument(bytes: Array(bytes[range])).root }
+            // An element missing before a comma (`[1,,2]`) is an empty range: the comma found
+            // where it should begin is parsed instead, for an error that names it.
+            let comma = range.isEmpty ? bytes[range.lowerBound...].firstIndex(where: { !isJSONWhitespace($0) }) : nil
+            let shown = comma.flatMap { bytes[$0] == UInt8(ascii: ",") ? $0..<($0 + 1) : nil }
+            return Result { () throws(JSONParseError) in try JSONDocument(bytes: Array(bytes[shown ?? range])).root }
         }
     }
 

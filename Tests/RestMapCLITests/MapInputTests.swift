@@ -290,6 +290,7 @@ struct MapInputTests {
             (" \n ", 0, 0, ""),
             (#"[{"id": 1}, {"id": 2}] trailing"#, 1, 2, "malformed JSON at byte 23: unexpected text after the document"),
             (#"[{"id": 1} {"id": 2}]"#, 1, 1, "malformed JSON at byte 11 (element 0): expected ',' or ']' after an array element"),
+            (#"[{"id": 1}, , {"id": 3}]"#, 1, 2, "record failed: [1]: malformed JSON at column 1 of the element (byte 0): expected a value, found ','"),
           ])
     func malformedBodies(_ body: String, status: Int32, records: Int, error: String) throws {
         let folder = try folder(count: 1)
