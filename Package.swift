@@ -17,7 +17,10 @@ import PackageDescription
 //   CRestMapSQLite     process-wide SQLite settings Swift cannot call (variadic sqlite3_config)
 //   RestMapAuthoring   schema inference from samples (`restmap init`), schema tests (`restmap test`)
 //   RestMapLSP         the language server of schema files (`restmap lsp`)
-//   restmap            the command-line tool
+//   RestMapCLICore     what both executables share: options, reading input, running a command line
+//   restmap            the command-line tool: validate, map, test, init, lsp, schema, plugins
+//   restmap-services   its commands that reach services and databases (get, send, store, seed, sync),
+//                      which `restmap` hands over to, so that its other commands load none of that
 //   CZlib              the system zlib, for the sample server's gzip bodies
 //   restmap-sample-server  a Hummingbird server of the seed APIs, for tests, benchmarks and the README
 //
@@ -30,6 +33,7 @@ let package = Package(
     name: "RestMap",
     products: [
         .executable(name: "restmap", targets: ["RestMapCLI"]),
+        .executable(name: "restmap-services", targets: ["RestMapServicesCLI"]),
         .library(name: "RestMap", targets: ["RestMap"]),
         .library(name: "RestMapSchema", targets: ["RestMapSchema"]),
         .library(name: "RestMapClient", targets: ["RestMapClient"]),
@@ -147,9 +151,20 @@ let package = Package(
             dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapPluginLoader", "RestMapAuthoring"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "RestMapCLICore",
+            dependencies: [
+                "RestMap",
+                "RestMapJSON",
+                "RestMapPluginLoader",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "RestMapCLI",
             dependencies: [
+                "RestMapCLICore",
                 "RestMap",
                 "RestMapSchema",
                 "RestMapJSON",
@@ -158,6 +173,18 @@ let package = Package(
                 "RestMapLSP",
                 "RestMapPlugins",
                 "RestMapPluginLoader",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "RestMapServicesCLI",
+            dependencies: [
+                "RestMapCLICore",
+                "RestMap",
+                "RestMapSchema",
+                "RestMapJSON",
+                "RestMapAuthoring",
                 "RestMapClient",
                 "RestMapStore",
                 "RestMapStorePostgres",

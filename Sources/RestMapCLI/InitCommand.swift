@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RestMapAuthoring
+import RestMapCLICore
 
 /// `restmap init SAMPLE…`: drafts a schema from sample response bodies.
 struct InitCommand: ParsableCommand {

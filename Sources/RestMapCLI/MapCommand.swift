@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RestMap
 import RestMapAuthoring
+import RestMapCLICore
 import RestMapJSON
 import RestMapSchema
 

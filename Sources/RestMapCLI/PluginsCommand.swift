@@ -1,4 +1,5 @@
 import ArgumentParser
+import RestMapCLICore
 import RestMapPluginKit
 import RestMapPlugins
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import RestMapClient
+import RestMapCLICore
 
 @main
 struct RestMapCommand: AsyncParsableCommand {
@@ -27,38 +27,41 @@ struct RestMapCommand: AsyncParsableCommand {
             LSPCommand.self,
             SchemaCommand.self,
             PluginsCommand.self,
-            GetCommand.self,
-            SendCommand.self,
-            StoreCommand.self,
-            SeedCommand.self,
-            SyncCommand.self,
+            GetSummary.self,
+            SendSummary.self,
+            StoreSummary.self,
+            SeedSummary.self,
+            SyncSummary.self,
         ]
     )
 
-    /// Exit status of every usage problem (ArgumentParser's own is 64).
-    static let usageExitCode = ExitCode(2)
-
-    /// Parses and runs the command; a usage problem of any subcommand exits 2, not 64.
+    /// Runs the command: a services command (`get`, `send`, `store`, `seed`, `sync`) by handing
+    /// the arguments over to `restmap-services`, every other one here.
     static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let command = ServicesCommand.handedOver(arguments) {
+            Terminal.error("restmap \(command.rawValue): \(ServicesCommand.execute(arguments: arguments))\n")
+            Foundation.exit(1)
+        }
         MemoryReuse.configure()
-        // The client commands' tasks run where their responses are read (see `runTasksOnEventLoops`).
-        let clientCommands: [any ParsableCommand.Type] = [GetCommand.self, SendCommand.self, SyncCommand.self]
-        if let subcommand = CommandLine.arguments.dropFirst().first, clientCommands.contains(where: { $0._commandName == subcommand }) {
-            RestClient.runTasksOnEventLoops()
-        }
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                exit(withError: usageExitCode)
-            }
-            exit(withError: error)
-        }
+        await CommandMain.run(Self.self)
     }
 }
+
+/// A command `restmap-services` runs, as `restmap --help` lists it: `RestMapCommand.main` hands
+/// it over before the arguments are parsed, so it is only described here.
+protocol ServicesCommandSummary: ParsableCommand {
+    static var command: ServicesCommand { get }
+}
+
+extension ServicesCommandSummary {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: command.rawValue, abstract: command.abstract)
+    }
+}
+
+struct GetSummary: ServicesCommandSummary { static let command = ServicesCommand.get }
+struct SendSummary: ServicesCommandSummary { static let command = ServicesCommand.send }
+struct StoreSummary: ServicesCommandSummary { static let command = ServicesCommand.store }
+struct SeedSummary: ServicesCommandSummary { static let command = ServicesCommand.seed }
+struct SyncSummary: ServicesCommandSummary { static let command = ServicesCommand.sync }

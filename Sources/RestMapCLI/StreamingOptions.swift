@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RestMap
+import RestMapCLICore
 import RestMapJSON
 
 /// `restmap map` options that map the body as a stream, in bounded memory.

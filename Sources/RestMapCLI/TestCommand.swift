@@ -1,5 +1,6 @@
 import ArgumentParser
 import RestMapAuthoring
+import RestMapCLICore
 
 /// `restmap test FILE…`: runs schema test files (Docs/Authoring.md).
 ///

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import RestMap
 import RestMapAuthoring
+import RestMapCLICore
 import RestMapPlugins
 import RestMapSchema
 
@@ -125,7 +126,7 @@ struct ValidateCommand: ParsableCommand {
     static func usageError(_ message: String) throws -> Never {
         Terminal.error("Error: \(message)\nUsage: \(RestMapCommand.usageString(for: Self.self))\n"
             + "  See 'restmap validate --help' for more information.\n")
-        throw RestMapCommand.usageExitCode
+        throw CommandMain.usageExitCode
     }
 
     /// The diagnostics as a JSON array of `{"file", "line", "column", "severity", "message"}` objects.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RestMap
+import RestMapCLICore
 import RestMapClient
 import RestMapStore
 import RestMapStorePostgres
@@ -9,7 +10,7 @@ import RestMapStorePostgres
 struct GetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
-        abstract: "Fetch a route or path from the service and print the mapped records.",
+        abstract: ServicesCommand.get.abstract,
         discussion: """
             TARGET is a named route of the schema or a path relative to the base URL (starting with '/'). \
             Without --all-pages only the first page is fetched; with it, at most 1000 pages unless --max-pages \

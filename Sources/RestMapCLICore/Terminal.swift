@@ -1,19 +1,19 @@
 import Foundation
 
 /// Writing to the standard streams.
-enum Terminal {
-    static func out(_ text: String) {
+package enum Terminal {
+    package static func out(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    static func error(_ text: String) {
+    package static func error(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }
 }
 
 extension Terminal {
     /// Writes bytes to standard output as they are.
-    static func write(_ bytes: some ContiguousBytes) {
+    package static func write(_ bytes: some ContiguousBytes) {
         var written = 0
         bytes.withUnsafeBytes { buffer in
             while written < buffer.count {
@@ -29,7 +29,7 @@ extension Terminal {
 }
 
 /// Values a command leaves to the end of the process instead of freeing them.
-enum ProcessLifetime {
+package enum ProcessLifetime {
     private final class Kept<Value> {
         let value: Value
         init(_ value: Value) { self.value = value }
@@ -37,7 +37,7 @@ enum ProcessLifetime {
 
     /// Keeps `value` (and what it references) alive until the process exits: for a large result
     /// printed just before the command returns, tearing it down is work without use.
-    static func keepUntilExit<Value>(_ value: Value) {
+    package static func keepUntilExit<Value>(_ value: Value) {
         _ = Unmanaged.passRetained(Kept(value))
     }
 }

@@ -3,7 +3,9 @@ import RestMap
 import RestMapPluginLoader
 
 /// The plugin options every command that loads plugins shares: `--plugin-path DIR` (repeatable).
-struct PluginOptions: ParsableArguments {
+package struct PluginOptions: ParsableArguments {
+    package init() {}
+
     @Option(
         name: .customLong("plugin-path"),
         help: ArgumentHelp(
@@ -15,22 +17,22 @@ struct PluginOptions: ParsableArguments {
                 binary's folder or the installed plugin folder.
                 """,
             valueName: "dir"))
-    var pluginPaths: [String] = []
+    package var pluginPaths: [String] = []
 
     /// The standard plugin search path with these options, for a schema in `schemaDirectory`
     /// (never searched: only named when it holds a plugin that is not loaded).
-    func searchPath(schemaDirectory: String? = nil) -> PluginSearchPath {
+    package func searchPath(schemaDirectory: String? = nil) -> PluginSearchPath {
         PluginSearchPath(schemaDirectory: schemaDirectory, pluginPaths: pluginPaths)
     }
 
     /// How the commands load a schema: the plugins it names come from this search path.
-    var loadOptions: SchemaLoadOptions {
+    package var loadOptions: SchemaLoadOptions {
         SchemaLoadOptions(pluginProvider: searchPath())
     }
 
     /// The mapper of `schema` with its plugins, for every command that maps. Errors print and
     /// exit 1; warnings (such as a plugin library that was ignored) print and do not stop it.
-    func mapper(for schema: String) throws -> Mapper {
+    package func mapper(for schema: String) throws -> Mapper {
         let loaded = Schema.load(contentsOf: schema, options: loadOptions)
         let mapper: Mapper
         do { mapper = try loaded.mapper() } catch {

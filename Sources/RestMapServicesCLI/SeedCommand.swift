@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RestMapAuthoring
 import RestMap
+import RestMapCLICore
 import RestMapStore
 import RestMapStorePostgres
 
@@ -9,7 +10,7 @@ import RestMapStorePostgres
 struct SeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seed",
-        abstract: "Build a SQLite store from JSON files, reproducibly.",
+        abstract: ServicesCommand.seed.abstract,
         discussion: """
             Each FILE is mapped as the body of a successful GET of PATH (default '/') and saved, in the order \
             given, one transaction per file. The store is built under a temporary name beside the output and \

@@ -3,35 +3,16 @@ import Foundation
 import RestMap
 import RestMapJSON
 
-/// `name=value` and `name:value` options.
-enum Pairs {
-    /// The pairs in the order given; names and values trimmed.
-    static func ordered(_ items: [String], separator: Character, option: String) throws -> [(String, String)] {
-        try items.map { item in
-            guard let index = item.firstIndex(of: separator) else {
-                throw ValidationError("\(option) takes name\(separator)value, found '\(item)'")
-            }
-            return (String(item[..<index]).trimmingCharacters(in: .whitespaces),
-                    String(item[item.index(after: index)...]).trimmingCharacters(in: .whitespaces))
-        }
-    }
-
-    /// The pairs by name (a later one wins).
-    static func parse(_ items: [String], separator: Character, option: String) throws -> [String: String] {
-        Dictionary(try ordered(items, separator: separator, option: option)) { _, later in later }
-    }
-}
-
 /// Files the commands read.
-enum CommandInput {
+package enum CommandInput {
     /// The largest body read whole unless a command says otherwise: what a `JSONDocument` holds.
-    static let defaultMaximumBytes = JSONDocument.maximumByteCount
+    package static let defaultMaximumBytes = JSONDocument.maximumByteCount
 
     /// The bytes of a file, or of standard input for `-` or no file; `what` names it in the error.
     /// More than `maximumBytes` is refused as soon as it is seen (`InputTooLarge`): a regular
     /// file by its size before reading, anything else (a pipe, a device) once that many bytes
     /// and one more have been read.
-    static func read(_ path: String?, what: String = "body", maximumBytes: Int = defaultMaximumBytes) throws -> [UInt8] {
+    package static func read(_ path: String?, what: String = "body", maximumBytes: Int = defaultMaximumBytes) throws -> [UInt8] {
         let descriptor = try open(path, what: what)
         defer { if descriptor != 0 { close(descriptor) } }
         let source = describe(descriptor, path: path)
@@ -39,20 +20,28 @@ enum CommandInput {
     }
 
     /// Where `descriptor` reads from, for messages: `standard input` or `file 'path'`.
-    static func describe(_ descriptor: Int32, path: String?) -> String {
+    package static func describe(_ descriptor: Int32, path: String?) -> String {
         descriptor == 0 ? "standard input" : "file '\(path ?? "")'"
     }
 
     /// A body over the limit, with how much of it was read before it was refused.
-    struct InputTooLarge: Error, CustomStringConvertible {
-        var what: String
-        var source: String
-        var maximumBytes: Int
+    package struct InputTooLarge: Error, CustomStringConvertible {
+        package var what: String
+        package var source: String
+        package var maximumBytes: Int
         /// A regular file's size, known before reading.
-        var fileSize: Int?
-        var bytesRead: Int
+        package var fileSize: Int?
+        package var bytesRead: Int
 
-        var description: String {
+        package init(what: String, source: String, maximumBytes: Int, fileSize: Int?, bytesRead: Int) {
+            self.what = what
+            self.source = source
+            self.maximumBytes = maximumBytes
+            self.fileSize = fileSize
+            self.bytesRead = bytesRead
+        }
+
+        package var description: String {
             let found = fileSize.map { "is \($0) bytes" } ?? "goes on past that"
             return "the \(what) (\(source)) is larger than \(maximumBytes) bytes, the most --max-body allows: it \(found); "
                 + "reading stopped after \(bytesRead) bytes"
@@ -62,14 +51,14 @@ enum CommandInput {
     /// Starts reading `descriptor` on another thread and returns at once: the body is read while
     /// the caller loads the schema and plugins. Reads to the end, or to `limit` bytes and one more
     /// (which tells that there is more); the result waits in `value()`.
-    static func readInBackground(_ descriptor: Int32, limit: Int, profile: StageProfile? = nil) -> BackgroundRead {
+    package static func readInBackground(_ descriptor: Int32, limit: Int, profile: StageProfile? = nil) -> BackgroundRead {
         let read = BackgroundRead()
         Thread.detachNewThread { read.finish(profile.measure(.read) { readToEnd(descriptor, maximumBytes: limit) }) }
         return read
     }
 
     /// The bytes a background read gives, once it has finished.
-    final class BackgroundRead: @unchecked Sendable {
+    package final class BackgroundRead: @unchecked Sendable {
         private let done = DispatchSemaphore(value: 0)
         /// Written once by the reading thread before `done` is signalled, read after waiting on it.
         private var result: ReadOutcome?
@@ -80,7 +69,7 @@ enum CommandInput {
         }
 
         /// Waits for the read to finish.
-        func value() -> ReadOutcome {
+        package func value() -> ReadOutcome {
             done.wait()
             done.signal()   // a later call does not wait again
             return result!
@@ -89,7 +78,7 @@ enum CommandInput {
 
     /// A file opened for reading, or standard input (descriptor 0) for `-` or no file; the caller
     /// closes a descriptor other than 0.
-    static func open(_ path: String?, what: String = "body") throws -> Int32 {
+    package static func open(_ path: String?, what: String = "body") throws -> Int32 {
         guard let path, path != "-" else { return 0 }
         let descriptor = Foundation.open(path, O_RDONLY)
         guard descriptor >= 0 else { throw ValidationError("cannot read the \(what) file '\(path)'") }
@@ -100,7 +89,7 @@ enum CommandInput {
     /// (`Mapper.map(_:bodyIn:options:)`); the caller closes the descriptor. `nil` for standard
     /// input, anything but a regular file, a smaller one, or one that cannot be opened (`read`
     /// then reads it, or says why it cannot).
-    static func openRegularFile(_ path: String?, minimumBytes: Int) -> (descriptor: Int32, bytes: JSONPositionalBytes)? {
+    package static func openRegularFile(_ path: String?, minimumBytes: Int) -> (descriptor: Int32, bytes: JSONPositionalBytes)? {
         guard let path, path != "-" else { return nil }
         let descriptor = Foundation.open(path, O_RDONLY)
         guard descriptor >= 0 else { return nil }
@@ -112,14 +101,14 @@ enum CommandInput {
     }
 
     /// The size of a regular file open at `descriptor`; `nil` for a pipe, a terminal or a device.
-    static func regularFileSize(_ descriptor: Int32) -> Int? {
+    package static func regularFileSize(_ descriptor: Int32) -> Int? {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         return Int(status.st_size)
     }
 
     /// What `readToEnd` found.
-    enum ReadOutcome {
+    package enum ReadOutcome {
         /// Everything, to the end.
         case read([UInt8])
         case failed
@@ -130,21 +119,21 @@ enum CommandInput {
 
     /// Bytes read in pieces, joined only when asked: a body refused for its size is never
     /// copied into one array, so reading it holds its size once, not twice.
-    struct Pieces {
+    package struct Pieces {
         private(set) var pieces: [[UInt8]] = []
-        private(set) var count = 0
+        package private(set) var count = 0
 
-        init(_ bytes: [UInt8] = []) {
+        package init(_ bytes: [UInt8] = []) {
             if !bytes.isEmpty { append(bytes) }
         }
 
-        mutating func append(_ piece: [UInt8]) {
+        package mutating func append(_ piece: [UInt8]) {
             pieces.append(piece)
             count += piece.count
         }
 
         /// The pieces as one array (the only piece itself when there is one).
-        func joined() -> [UInt8] {
+        package func joined() -> [UInt8] {
             if pieces.count <= 1 { return pieces.first ?? [] }
             return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                 for piece in pieces {
@@ -160,7 +149,7 @@ enum CommandInput {
     /// Everything a descriptor gives until its end after `initial` (bytes already read from it),
     /// read straight into arrays: a regular file in one piece of its size, a pipe in pieces that
     /// double, never more than `maximumBytes + 1` in all.
-    static func readToEnd(_ descriptor: Int32, after initial: [UInt8] = [], maximumBytes: Int) -> ReadOutcome {
+    package static func readToEnd(_ descriptor: Int32, after initial: [UInt8] = [], maximumBytes: Int) -> ReadOutcome {
         var pieceSize = 1 << 16
         if initial.isEmpty, let size = regularFileSize(descriptor) {
             if size > maximumBytes { return .tooLarge(fileSize: size, read: Pieces()) }
@@ -198,7 +187,7 @@ enum CommandInput {
 
 extension CommandInput.ReadOutcome {
     /// The bytes read to the end; a reading failure or a body over `maximumBytes` is thrown.
-    func bytes(what: String, source: String, maximumBytes: Int) throws -> [UInt8] {
+    package func bytes(what: String, source: String, maximumBytes: Int) throws -> [UInt8] {
         switch self {
         case .read(let bytes): return bytes
         case .failed: throw ValidationError("cannot read the \(what) (\(source))")

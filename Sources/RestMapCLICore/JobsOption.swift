@@ -5,23 +5,25 @@ import Foundation
 ///
 /// More threads than cores do not map faster: a value above `helpfulMaximum` is lowered to it,
 /// and a value above `ceiling` is a usage error (it is a typing mistake, not a wish).
-struct JobsOption: ParsableArguments {
+package struct JobsOption: ParsableArguments {
+    package init() {}
+
     /// The largest `--jobs` accepted.
-    static let ceiling = 1024
+    package static let ceiling = 1024
     /// The most threads that still help: one per core. The threads map bytes already in memory and
     /// never wait for input, so more threads than cores only take turns (measured: `--jobs 8` on two
     /// cores was 5% slower than `--jobs 2`).
-    static var helpfulMaximum: Int { ProcessEnvironment.activeProcessorCount }
+    package static var helpfulMaximum: Int { ProcessEnvironment.activeProcessorCount }
 
     @Option(name: .customLong("jobs"), help: ArgumentHelp(
         "Threads that map a large array or NDJSON, 1 to \(ceiling) (default, and most used: the number of cores); the records and their order are what one thread gives.",
         valueName: "jobs"))
-    var requestedJobs: Int = ProcessEnvironment.activeProcessorCount
+    package var requestedJobs: Int = ProcessEnvironment.activeProcessorCount
 
     /// The threads to use: `--jobs`, lowered to `helpfulMaximum`.
-    var jobs: Int { min(requestedJobs, Self.helpfulMaximum) }
+    package var jobs: Int { min(requestedJobs, Self.helpfulMaximum) }
 
-    func validate() throws {
+    package func validate() throws {
         guard (1...Self.ceiling).contains(requestedJobs) else {
             throw ValidationError("--jobs takes a positive number of threads up to \(Self.ceiling), found \(requestedJobs)")
         }

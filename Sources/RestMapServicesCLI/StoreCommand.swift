@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RestMapAuthoring
 import RestMap
+import RestMapCLICore
 import RestMapStore
 import RestMapStorePostgres
 
@@ -9,7 +10,7 @@ import RestMapStorePostgres
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Keep mapped records in a store (SQLite or PostgreSQL): import, query, search.",
+        abstract: ServicesCommand.store.abstract,
         discussion: """
             Tables come from the schema (Docs/Store.md). --db is a SQLite file or a PostgreSQL URL \
             (postgres://user@host:port/database, the password from PGPASSWORD or ~/.pgpass; RESTMAP_DATABASE_URL \

@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import RestMap
+import RestMapCLICore
 import RestMapClient
 
 /// `restmap send`: serializes a record with the request descriptor, sends it, prints the answer.
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
-        abstract: "Send a record to the service and print the mapped response.",
+        abstract: ServicesCommand.send.abstract,
         discussion: """
             RECORD is a JSON object as `restmap map` prints records: "$entity" (or --entity) names the entity, the \
             other keys are its attributes, and relationships hold such objects. TARGET is a named route or a path; \

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RestMap
+import RestMapCLICore
 import RestMapClient
 import RestMapStore
 import RestMapStorePostgres
@@ -10,7 +11,7 @@ import RestMapSync
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Keep a store in step with a service: incremental, fanned out over parents, resumable.",
+        abstract: ServicesCommand.sync.abstract,
         discussion: """
             Runs the schema's sync: resources (Docs/Sync.md), parents first. Each page is saved with the state \
             that follows it in one transaction: kill it at any moment and run it again, and it goes on where it \

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import RestMap
+import RestMapCLICore
 import RestMapClient
 
 /// Options `get` and `send` share: the schema, the base URL, headers, limits, logging.

@@ -13,14 +13,14 @@ import Foundation
 /// again: a fifth of the CPU time of `restmap map --stream` went to page faults. Kept instead,
 /// the memory is reused as it is. The peak stays what the live buffers need; only the memory
 /// given back to the kernel between batches is not given back until the process ends.
-enum MemoryReuse {
+package enum MemoryReuse {
     /// Allocations below this come from the heap, whose freed memory is reused (glibc's most).
-    static let mappedThreshold: Int32 = 32 << 20
+    package static let mappedThreshold: Int32 = 32 << 20
     /// The heap's free top is given back to the kernel only above this.
-    static let trimThreshold: Int32 = 256 << 20
+    package static let trimThreshold: Int32 = 256 << 20
 
     /// Sets the thresholds, unless `GLIBC_TUNABLES` sets the allocator's own (the user's choice wins).
-    static func configure() {
+    package static func configure() {
         #if canImport(Glibc)
         if let tunables = ProcessEnvironment.value("GLIBC_TUNABLES"), tunables.contains("glibc.malloc.") { return }
         // `mallopt` is declared in <malloc.h>, which the Glibc module does not import: it is
@@ -36,7 +36,7 @@ enum MemoryReuse {
     }
 
     /// The heap grows by at least this much at a time; its first such region is given huge pages.
-    static let hugeRegion: Int32 = 64 << 20
+    package static let hugeRegion: Int32 = 64 << 20
 
     #if canImport(Glibc)
     /// Asks for transparent huge pages (2 MiB) for the first `hugeRegion` of the heap the calling
