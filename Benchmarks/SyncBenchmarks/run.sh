@@ -46,7 +46,7 @@ case " $TOOLS " in *" dlt"*) venv Benchmarks/.data/venv-dlt "$DLT_SPEC" ;; esac
 case " $TOOLS " in *" airbyte "*) venv Benchmarks/.data/venv-airbyte "$AIRBYTE_SPEC" ;; esac
 
 if [ -z "${BIN:-}" ]; then
-    for product in restmap restmap-dates restmap-sample-server; do
+    for product in restmap restmap-services restmap-dates restmap-sample-server; do
         swift build -c release --product "$product" 2>&1 | tail -1
     done
     BIN=$(swift build -c release --show-bin-path)

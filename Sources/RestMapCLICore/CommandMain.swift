@@ -7,6 +7,11 @@ package enum CommandMain {
 
     /// Parses the process's arguments as `Root`'s and runs the command they name. A usage problem
     /// of any subcommand prints ArgumentParser's message and exits with `usageExitCode`.
+    ///
+    /// Main-actor isolated, like the `main` that calls it: a synchronous command runs on the main
+    /// thread, as it would in `main` itself, instead of waiting for a thread of the global
+    /// executor (which a process short of threads may never get).
+    @MainActor
     package static func run<Root: ParsableCommand>(_ root: Root.Type) async {
         do {
             var command = try Root.parseAsRoot()
