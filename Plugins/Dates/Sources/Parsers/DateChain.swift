@@ -7,13 +7,13 @@ import RestMapPluginKit
 /// timestamp in a numeric string (see `UnixTime` for the seconds/milliseconds rule). Text that
 /// names no zone is read in `timeZone`.
 public struct DateChain: Sendable {
-    /// The zone of zone-less text; `nil` is UTC.
-    public var timeZone: TimeZone?
+    /// The zone of zone-less text; `nil` is UTC (a UTC or GMT zone given is kept as `nil`).
+    public let timeZone: TimeZone?
 
-    /// A chain reading zone-less text in `timeZone` (UTC by default: no `TimeZone` is made for it,
-    /// since a process's first one costs about half a millisecond).
+    /// A chain reading zone-less text in `timeZone` (UTC by default: no `TimeZone` need be made
+    /// for it, since a process's first one costs about half a millisecond).
     public init(timeZone: TimeZone? = nil) {
-        self.timeZone = timeZone
+        self.timeZone = timeZone.flatMap { $0.identifier == "UTC" || $0.identifier == "GMT" ? nil : $0 }
     }
 
     /// The instant a string names, or `nil`; surrounding whitespace is ignored.
@@ -45,7 +45,7 @@ public struct DateChain: Sendable {
 
     /// The instant of parsed fields, reading zone-less fields in `timeZone`.
     public func resolve(_ parsed: ParsedDateTime) -> Double {
-        guard parsed.offsetSeconds == nil, let timeZone, timeZone.identifier != "UTC", timeZone.identifier != "GMT" else {
+        guard parsed.offsetSeconds == nil, let timeZone else {
             return parsed.utcSeconds
         }
         let local = parsed.localSeconds
