@@ -30,26 +30,38 @@ extension MappingSession {
         var local = [Int](repeating: 0, count: absorbed.count)
         var merged = [Bool](repeating: false, count: absorbed.count)
         for index in absorbed.indices {
-            let count = records.count
-            local[index] = store(absorbed[index].values, entity: plan.entities[absorbed[index].entity])
-            merged[index] = local[index] < count
+            let entity = plan.entities[absorbed[index].entity]
+            if let existing = mergeIntoKnown(absorbed[index].values, entity: entity) {
+                local[index] = existing
+                merged[index] = true
+            } else {
+                // New here: the record itself moves over (swapped out, so nothing is retained
+                // for it or released after), its relationships translated below.
+                local[index] = records.count
+                var record = RecordData(entity: entity.index, values: [], relations: [])
+                swap(&record, &absorbed[index])
+                records.append(record)
+            }
         }
         // Relationships once every record has its index here, translated where they lie (the
-        // moved records are this function's alone, so no array is copied for it).
-        for index in absorbed.indices {
-            for slot in absorbed[index].relations.indices {
-                absorbed[index].relations[slot]?.withUnsafeMutableBufferPointer { related in
+        // moved records are this session's alone, so no array is copied for it).
+        func translate(_ relations: inout [[Int]?]) {
+            for slot in relations.indices {
+                relations[slot]?.withUnsafeMutableBufferPointer { related in
                     for position in related.indices { related[position] = local[related[position]] }
                 }
             }
-            if merged[index] {
-                let relationships = plan.entities[absorbed[index].entity].relationships
-                for (slot, related) in absorbed[index].relations.enumerated() {
-                    guard let related else { continue }
-                    assign(related, to: local[index], slot: slot, policy: relationships[slot].assignment)
-                }
-            } else {
-                records[local[index]].relations = absorbed[index].relations
+        }
+        for index in absorbed.indices {
+            guard merged[index] else {
+                translate(&records[local[index]].relations)
+                continue
+            }
+            translate(&absorbed[index].relations)
+            let relationships = plan.entities[absorbed[index].entity].relationships
+            for (slot, related) in absorbed[index].relations.enumerated() {
+                guard let related else { continue }
+                assign(related, to: local[index], slot: slot, policy: relationships[slot].assignment)
             }
         }
         errors += other.errors

@@ -310,15 +310,22 @@ final class MappingSession {
     /// Adds a record, or merges it into the record with the same identification; returns its
     /// position (below the record count before the call when it merged).
     func store(_ values: [Value?], entity: EntityPlan) -> Int {
-        if let key = identityKey(values, slots: entity.identification),
-           let existing = identities[entity.index].positionOrInsert(key, records.count) {
-            for (slot, value) in values.enumerated() where value != nil {
-                records[existing].values[slot] = value
-            }
-            return existing
-        }
+        if let existing = mergeIntoKnown(values, entity: entity) { return existing }
         records.append(RecordData(entity: entity.index, values: values, relations: entity.unassignedRelations))
         return records.count - 1
+    }
+
+    /// The position of the record with the identification of `values`, with the values set in
+    /// `values` written over its own; `nil` when there is none, and the identification is then
+    /// taken for the record appended next (at the current record count).
+    @inline(__always)
+    func mergeIntoKnown(_ values: [Value?], entity: EntityPlan) -> Int? {
+        guard let key = identityKey(values, slots: entity.identification),
+              let existing = identities[entity.index].positionOrInsert(key, records.count) else { return nil }
+        for (slot, value) in values.enumerated() where value != nil {
+            records[existing].values[slot] = value
+        }
+        return existing
     }
 
     func identityKey(_ values: [Value?], slots: [Int]) -> IdentityKey? {
