@@ -13,7 +13,8 @@ extension MappingSession {
     /// merging records by identification as `store` does and assigning their relationships as
     /// `assign` does, in the other session's record order: what mapping those elements in this
     /// session would have given. Returns the other session's roots as records of this one.
-    /// `other` gives its records up (it is left without any): they are moved, not copied.
+    /// `other` gives its records up: they are moved, not copied, and it is left with those merged
+    /// into records of this session, to be freed with it (on another thread, if its owner wishes).
     func absorb(_ other: MappingSession, roots: [Int]) -> [Int] {
         // Merging the other session's records may change this one's: what it remembers of the
         // representations it mapped no longer tells their records.
@@ -65,6 +66,7 @@ extension MappingSession {
             }
         }
         errors += other.errors
+        swap(&absorbed, &other.records)
         return roots.map { local[$0] }
     }
 }

@@ -76,7 +76,9 @@ struct SplitBodyMapping: MappingStrategy {
             var absorbed = Absorbed(profile: profile)
             // The first part tells how many records and identities the whole body brings.
             absorbed.scale = Double(body.count) / Double(parts.byteCount(ofPart: 0))
+            let retired = absorbed.retired
             let pool = OrderedWorkers(workers: workers, profile: profile) { (worker: Mapper, part: Int) -> MappedRun? in
+                profile.measure(.map) { retired.free() }
                 guard let (nodes, firstIndex) = profile.measure(.parse, { parts.elements(ofPart: part, profile: profile) }) else { return nil }
                 return profile.measure(.map) { Self.map(nodes, firstIndex: firstIndex, entity: entity, metadata: metadata, with: worker) }
             }
@@ -91,8 +93,10 @@ struct SplitBodyMapping: MappingStrategy {
         }
         guard body.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[") else { return nil }
         var absorbed = Absorbed(profile: profile)
+        let retired = absorbed.retired
         let pool = OrderedWorkers(workers: workers, profile: profile) { worker, batch in
-            Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile)
+            profile.measure(.map) { retired.free() }
+            return Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile)
         }
         var stream = JSONElementStream(bytes: body, layout: .array(keys: []))
         let batchBytes = max(body.count / partCount, 1 << 16)
@@ -172,6 +176,9 @@ struct SplitBodyMapping: MappingStrategy {
     /// The sessions of the parts taken so far, in order, absorbed into the first.
     struct Absorbed {
         let profile: StageProfile?
+        /// The parts absorbed, with the records their merge left over, for the mapping threads
+        /// to free before their next part instead of the calling thread.
+        let retired = Retired<MappedRun>()
         var session: MappingSession?
         var roots: [Int] = []
         var malformed = false
@@ -194,6 +201,7 @@ struct SplitBodyMapping: MappingStrategy {
             }
             if let session {
                 roots += profile.measure(.merge) { session.absorb(run.session, roots: run.roots) }
+                retired.retire(run)
             } else {
                 session = run.session
                 roots = run.roots

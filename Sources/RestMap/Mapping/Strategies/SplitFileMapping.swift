@@ -50,7 +50,9 @@ extension SplitBodyMapping {
         let (entity, metadata) = (entity, response.metadata)
         var absorbed = Absorbed(profile: profile)
         absorbed.scale = Double(byteCount) / Double(partBytes)
+        let retired = absorbed.retired
         let pool = OrderedWorkers(workers: workers, profile: profile) { (worker: Mapper, number: Int) -> MappedPart in
+            profile.measure(.map) { retired.free() }
             let (batch, failure) = chain.cut(chunk: number, profile: profile)
             guard failure == nil else { return .failed }
             guard let batch else { return .empty }

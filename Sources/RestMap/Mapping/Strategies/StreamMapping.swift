@@ -140,7 +140,8 @@ extension Mapper {
         let target = try streamTarget(for: request, input: options.input)
         let profile = options.profile
         let ledger = IdentityLedger()
-        let delivered = DeliveredBatches()
+        /// Batches already delivered, freed by the mapping threads.
+        let delivered = Retired<MappedBatch>()
         let render = options.renderFormat
         /// What ends the stream after the batch a mapping thread found it in (NDJSON read by the threads).
         var failure: JSONStreamError?
@@ -479,25 +480,6 @@ struct LineCounts: Sendable {
     /// The numbering of chunks split on several threads.
     static func numbering() -> InOrderFold<LineCounts, LineCounts> {
         InOrderFold(LineCounts()) { LineCounts(lines: $0.lines + $1.lines, elements: $0.elements + $1.elements) }
-    }
-}
-
-/// Batches already delivered, freed by the mapping threads (`free`) rather than by the calling
-/// thread that delivered them, which every mapping thread waits for.
-private final class DeliveredBatches: Sendable {
-    private let batches = Mutex<[MappedBatch]>([])
-
-    func retire(_ batch: MappedBatch) {
-        batches.withLock { $0.append(batch) }
-    }
-
-    /// Frees the batches retired so far, outside the lock.
-    func free() {
-        _ = batches.withLock { batches in
-            var taken: [MappedBatch] = []
-            swap(&taken, &batches)
-            return taken
-        }
     }
 }
 
