@@ -118,6 +118,7 @@ struct CommandTests {
 
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-record-\(UUID().uuidString).json")
             try #"{"name": "papers", "databaseID": "Test"}"#.write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
             let mongo = try await Self.restmap(["send", "--schema", "Schemas/mongohq.yaml", "--base-url", server.baseURL, "--method", "POST",
                                           "--entity", "Collection", "--param", "databaseID=Test", "collections", file.path],
                                          environment: ["MONGOHQ_API_KEY": "sample-api-key"])
