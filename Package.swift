@@ -4,7 +4,8 @@ import PackageDescription
 // RestMap: a schema-driven mapping runtime. One module per concern:
 //
 //   RestMapJSON        JSON bytes -> tape, exact numbers, writing          (no dependencies)
-//   RestMapSchema      schema model, loading, grammar, validation          (Yams only)
+//   CLibYAML           libyaml's parser (vendored, MIT), read event by event by the schema loader
+//   RestMapSchema      schema model, loading, grammar, validation          (CLibYAML only)
 //   CRestMapPluginABI  the versioned C boundary of loadable plugins        (header only)
 //   RestMapPluginKit   what a plugin author imports: Value, transformers   (C ABI only)
 //   RestMapPlugins     the transformer registry: plugins linked in process (re-exported by RestMap)
@@ -53,7 +54,6 @@ let package = Package(
         .library(name: "restmap-csv", type: .dynamic, targets: ["RestMapCSVPlugin"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -66,9 +66,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "RestMapJSON", swiftSettings: strictSettings),
+        .target(name: "CLibYAML", exclude: ["LICENSE", "README.md"], cSettings: [.define("YAML_DECLARE_STATIC")]),
         .target(
             name: "RestMapSchema",
-            dependencies: [.product(name: "Yams", package: "Yams")],
+            dependencies: ["CLibYAML"],
             swiftSettings: strictSettings
         ),
         .target(name: "CRestMapPluginABI"),
@@ -156,6 +157,8 @@ let package = Package(
             dependencies: [
                 "RestMap",
                 "RestMapJSON",
+                "RestMapPluginKit",
+                "RestMapPlugins",
                 "RestMapPluginLoader",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -1,9 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RestMap
 import RestMapAuthoring
 import RestMapCLICore
 import RestMapJSON
+import RestMapPluginKit
 import RestMapSchema
 
 /// `restmap map`: maps a response body with a schema and prints the root records.
@@ -272,7 +274,7 @@ struct MapCommand: ParsableCommand {
     private func headers() throws -> [String: String] {
         var headers = try Pairs.parse(header, separator: ":", option: "--header")
         if let implied = BodyMediaType.implied(byExtensionOf: body),
-           !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
+           !headers.keys.contains(where: { $0.equalsIgnoringCase("Content-Type") }) {
             headers["Content-Type"] = implied
         }
         return headers

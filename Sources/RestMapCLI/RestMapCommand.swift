@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RestMapCLICore
 
 @main
@@ -41,7 +42,7 @@ struct RestMapCommand: AsyncParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let command = ServicesCommand.handedOver(arguments) {
             Terminal.error("restmap \(command.rawValue): \(ServicesCommand.execute(arguments: arguments))\n")
-            Foundation.exit(1)
+            Glibc.exit(1)
         }
         MemoryReuse.configure()
         await CommandMain.run(Self.self)

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RestMap
 import RestMapCLICore
 import RestMapJSON
@@ -215,7 +216,7 @@ struct LineReader {
             }
             pending.removeFirst(start) // once per read, not per line
             start = 0
-            let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             if count <= 0 { atEnd = true } else { pending += chunk[..<count] }
         }

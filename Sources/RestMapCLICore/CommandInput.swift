@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import RestMap
 import RestMapJSON
 
@@ -53,7 +55,7 @@ package enum CommandInput {
     /// (which tells that there is more); the result waits in `value()`.
     package static func readInBackground(_ descriptor: Int32, limit: Int, profile: StageProfile? = nil) -> BackgroundRead {
         let read = BackgroundRead()
-        Thread.detachNewThread { read.finish(profile.measure(.read) { readToEnd(descriptor, maximumBytes: limit) }) }
+        SystemThread.start { read.finish(profile.measure(.read) { readToEnd(descriptor, maximumBytes: limit) }) }
         return read
     }
 
@@ -80,7 +82,7 @@ package enum CommandInput {
     /// closes a descriptor other than 0.
     package static func open(_ path: String?, what: String = "body") throws -> Int32 {
         guard let path, path != "-" else { return 0 }
-        let descriptor = Foundation.open(path, O_RDONLY)
+        let descriptor = Glibc.open(path, O_RDONLY)
         guard descriptor >= 0 else { throw ValidationError("cannot read the \(what) file '\(path)'") }
         return descriptor
     }
@@ -91,7 +93,7 @@ package enum CommandInput {
     /// then reads it, or says why it cannot).
     package static func openRegularFile(_ path: String?, minimumBytes: Int) -> (descriptor: Int32, bytes: JSONPositionalBytes)? {
         guard let path, path != "-" else { return nil }
-        let descriptor = Foundation.open(path, O_RDONLY)
+        let descriptor = Glibc.open(path, O_RDONLY)
         guard descriptor >= 0 else { return nil }
         guard let size = regularFileSize(descriptor), size >= minimumBytes, let bytes = JSONPositionalBytes(descriptor: descriptor, from: 0) else {
             close(descriptor)
@@ -165,7 +167,7 @@ package enum CommandInput {
             let piece = [UInt8](unsafeUninitializedCapacity: pieceSize) { buffer, initialized in
                 HugePages.advise(buffer.baseAddress!, byteCount: buffer.count)
                 while initialized < buffer.count {
-                    let count = Foundation.read(descriptor, buffer.baseAddress! + initialized, buffer.count - initialized)
+                    let count = Glibc.read(descriptor, buffer.baseAddress! + initialized, buffer.count - initialized)
                     if count > 0 {
                         initialized += count
                     } else if count == 0 {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `--jobs`: how many threads map a large body, for the commands that map one.
 ///

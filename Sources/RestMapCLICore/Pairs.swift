@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import RestMapPluginKit
 
 /// `name=value` and `name:value` options.
 package enum Pairs {
@@ -9,8 +10,8 @@ package enum Pairs {
             guard let index = item.firstIndex(of: separator) else {
                 throw ValidationError("\(option) takes name\(separator)value, found '\(item)'")
             }
-            return (String(item[..<index]).trimmingCharacters(in: .whitespaces),
-                    String(item[item.index(after: index)...]).trimmingCharacters(in: .whitespaces))
+            return (String(item[..<index]).trimmingWhitespace(),
+                    String(item[item.index(after: index)...]).trimmingWhitespace())
         }
     }
 

@@ -1,30 +1,21 @@
-import Foundation
+import FoundationEssentials
+import RestMap
 
 /// Writing to the standard streams.
 package enum Terminal {
     package static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        DescriptorOutput.write(text, to: 1)
     }
 
     package static func error(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        DescriptorOutput.write(text, to: 2)
     }
 }
 
 extension Terminal {
     /// Writes bytes to standard output as they are.
     package static func write(_ bytes: some ContiguousBytes) {
-        var written = 0
-        bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = Foundation.write(1, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                written += count
-            }
-        }
+        _ = bytes.withUnsafeBytes { DescriptorOutput.write($0, to: 1) }
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import Synchronization
 
 /// NDJSON in chunks of whole lines, cut without looking at the lines: each chunk ends after the

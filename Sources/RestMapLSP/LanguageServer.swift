@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import RestMap
 import RestMapSchema
 
 /// A Language Server (LSP 3.17, JSON-RPC over stdio) for RestMap schema files: diagnostics as
@@ -10,7 +11,8 @@ import RestMapSchema
 /// workspace setting), never from the workspace by themselves.
 public final class LanguageServer {
     private let transport: MessageTransport
-    private let input: FileHandle
+    private let input: Int32
+    private let output: Int32
     private var documents: [String: TextDocument] = [:]
     private var analyses: [String: SchemaAnalysis] = [:]
     /// Per document, how many texts it has had, and the one its analysis is of.
@@ -26,8 +28,10 @@ public final class LanguageServer {
         return encoder
     }()
 
-    public init(input: FileHandle = .standardInput, output: FileHandle = .standardOutput) {
+    /// A server reading requests from the file descriptor `input` and answering on `output`.
+    public init(input: Int32 = 0, output: Int32 = 1) {
         self.input = input
+        self.output = output
         transport = MessageTransport(input: input, output: output)
     }
 
@@ -39,8 +43,8 @@ public final class LanguageServer {
     /// one already received is never analyzed: requests are answered against the latest text
     /// without waiting behind work on stale ones.
     public func run() -> Int32 {
-        let reader = Thread { [inbox, input] in
-            var transport = MessageTransport(input: input, output: .nullDevice)
+        let started = SystemThread.start { [inbox, input, output] in
+            var transport = MessageTransport(input: input, output: output)
             let decoder = JSONDecoder()
             while true {
                 do {
@@ -51,7 +55,10 @@ public final class LanguageServer {
                 }
             }
         }
-        reader.start()
+        guard started else {
+            log("restmap lsp: cannot start the thread that reads messages")
+            return 1
+        }
         while true {
             let next = inbox.pop()
             guard case .message(let message) = next else {
@@ -207,7 +214,7 @@ public final class LanguageServer {
     }
 
     private func log(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        DescriptorOutput.write(text + "\n", to: 2)
     }
 }
 
@@ -220,7 +227,7 @@ private final class Inbox: @unchecked Sendable {
         case end(error: String?)
     }
 
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var queue: [IncomingMessage] = []
     private var head = 0
     private var ended: String?? = nil

@@ -1,5 +1,6 @@
 import CRestMapPluginABI
-import Foundation
+import FoundationEssentials
+import Glibc
 import RestMapPluginKit
 import RestMapPlugins
 
@@ -14,11 +15,14 @@ public enum PluginLoader {
     public static func load(path: String) throws(PluginError) -> PluginRegistry.PluginInfo {
         guard FileManager.default.fileExists(atPath: path) else {
             throw PluginError.notFound(
-                name: PluginNames.pluginName(fromFileName: (path as NSString).lastPathComponent) ?? path,
+                name: PluginNames.pluginName(fromFileName: FilePaths.lastComponent(of: path)) ?? path,
                 searched: [FilePaths.directory(of: path)])
         }
         let verified = try PluginTrust.verifiedPath(of: path)
-        guard let handle = dlopen(verified, RTLD_NOW | RTLD_LOCAL) else {
+        // Functions are bound when first called, as the program's own are: binding every function
+        // of the libraries a plugin brings (Foundation and ICU for `dates`) at once costs more than
+        // the process start. The ABI version check below refuses a plugin built for another ABI.
+        guard let handle = dlopen(verified, RTLD_LAZY | RTLD_LOCAL) else {
             throw PluginError.notAPlugin(path: path, reason: dlerror().map { String(cString: $0) } ?? "dlopen failed")
         }
         guard let symbol = dlsym(handle, RESTMAP_PLUGIN_ENTRY_SYMBOL) else {

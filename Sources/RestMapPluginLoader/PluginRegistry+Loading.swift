@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapPlugins
 
 extension PluginRegistry {
@@ -15,7 +15,7 @@ extension PluginRegistry {
     @discardableResult
     public mutating func load(path: String) throws(PluginError) -> PluginInfo {
         let plugin = try PluginLoader.load(path: path)
-        if let name = PluginNames.pluginName(fromFileName: (path as NSString).lastPathComponent), plugin.name != name {
+        if let name = PluginNames.pluginName(fromFileName: FilePaths.lastComponent(of: path)), plugin.name != name {
             throw PluginError.notAPlugin(path: path, reason: "it declares the plugin name '\(plugin.name)', not '\(name)'")
         }
         try add(plugin)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RestMapPlugins
 
 /// Where plugins named in a schema (`librestmap-<name>.so`) may be loaded from.
@@ -90,7 +91,7 @@ public struct PluginSearchPath: Sendable, Equatable {
     /// An executable's folder and its installed plugin folder, `<bindir>/../lib/restmap/plugins`.
     public static func installationDirectories(of executableDirectory: String?) -> [String] {
         guard let executableDirectory else { return [] }
-        return [executableDirectory, (executableDirectory as NSString).appendingPathComponent("../lib/restmap/plugins")]
+        return [executableDirectory, FilePaths.joining(executableDirectory, "../lib/restmap/plugins")]
     }
 
     /// The directories a plugin of this name may come from, in order.
@@ -110,7 +111,7 @@ public struct PluginSearchPath: Sendable, Equatable {
     /// The first `librestmap-<name>.so` that exists in the directories the name may come from.
     private func firstLibrary(named name: String) -> String? {
         let fileName = PluginNames.fileName(forPlugin: name)
-        return directories(forPlugin: name).lazy.map { ($0 as NSString).appendingPathComponent(fileName) }
+        return directories(forPlugin: name).lazy.map { FilePaths.joining($0, fileName) }
             .first { FileManager.default.fileExists(atPath: $0) }
     }
 
@@ -166,7 +167,7 @@ public struct PluginSearchPath: Sendable, Equatable {
         guard PluginNames.isValid(name) else { return [] }
         let fileName = PluginNames.fileName(forPlugin: name)
         return untrustedDirectories.compactMap { directory, searched in
-            let path = (directory as NSString).appendingPathComponent(fileName)
+            let path = FilePaths.joining(directory, fileName)
             guard let reason = Self.refusalReason(for: name, in: directory, searched: searched),
                   FileManager.default.fileExists(atPath: path), !isLoaded(path, asPlugin: name) else { return nil }
             return Refusal(name: name, path: path, reason: reason)
@@ -212,7 +213,7 @@ public struct PluginSearchPath: Sendable, Equatable {
     private static func normalized(_ directories: [String]) -> [String] {
         var seen: Set<String> = []
         return directories.filter { !$0.isEmpty }
-            .map { ($0 as NSString).standardizingPath }
+            .map { FilePaths.standardized($0) }
             .filter { seen.insert($0).inserted }
     }
 
@@ -220,7 +221,7 @@ public struct PluginSearchPath: Sendable, Equatable {
     private static func libraries(in directory: String) -> [Candidate] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted().compactMap { file in
             guard let name = PluginNames.pluginName(fromFileName: file), PluginNames.isValid(name) else { return nil }
-            return Candidate(name: name, path: (directory as NSString).appendingPathComponent(file))
+            return Candidate(name: name, path: FilePaths.joining(directory, file))
         }
     }
 }

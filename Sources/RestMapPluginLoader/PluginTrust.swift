@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RestMapPlugins
 
 /// The checks a plugin library passes before it is opened: opening a library runs its code

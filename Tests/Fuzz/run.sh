@@ -61,20 +61,20 @@ run() { # name corpus [libFuzzer options…]
 }
 
 SCHEMA_SOURCES=$(find Sources/RestMapSchema -name '*.swift')
-YAML_FLAGS=(-I .build/checkouts/Yams/Sources/CYaml/include)
+YAML_FLAGS=(-I Sources/CLibYAML/include -Xcc -fmodule-map-file=.build/debug/CLibYAML.build/module.modulemap .build/debug/CLibYAML.build/src/*.o)
 for target in $TARGETS; do
     case $target in
     json)
         build json Sources/RestMapJSON/*.swift Tests/Fuzz/Targets/JSONParserFuzz.swift
         run json "$(seed json $(find Tests/RestMapJSONTests/Fixtures Samples -name '*.json' | head -400))" ;;
     keypath)
-        build keypath $SCHEMA_SOURCES Tests/Fuzz/Targets/KeyPathFuzz.swift "${YAML_FLAGS[@]}" .build/debug/CYaml.build/src/*.o $(ls .build/debug/Yams.build/*.o 2>/dev/null) -I .build/debug/Modules
+        build keypath $SCHEMA_SOURCES Tests/Fuzz/Targets/KeyPathFuzz.swift "${YAML_FLAGS[@]}" -I .build/debug/Modules
         run keypath "$(seed_lines keypath Tests/Fuzz/Seeds/keypaths.txt)" ;;
     pathpattern)
-        build pathpattern $SCHEMA_SOURCES Tests/Fuzz/Targets/PathPatternFuzz.swift "${YAML_FLAGS[@]}" .build/debug/CYaml.build/src/*.o $(ls .build/debug/Yams.build/*.o 2>/dev/null) -I .build/debug/Modules
+        build pathpattern $SCHEMA_SOURCES Tests/Fuzz/Targets/PathPatternFuzz.swift "${YAML_FLAGS[@]}" -I .build/debug/Modules
         run pathpattern "$(seed_lines pathpattern Tests/Fuzz/Seeds/paths.txt)" ;;
     schema)
-        build schema $SCHEMA_SOURCES Tests/Fuzz/Targets/SchemaLoaderFuzz.swift "${YAML_FLAGS[@]}" .build/debug/CYaml.build/src/*.o $(ls .build/debug/Yams.build/*.o 2>/dev/null) -I .build/debug/Modules
+        build schema $SCHEMA_SOURCES Tests/Fuzz/Targets/SchemaLoaderFuzz.swift "${YAML_FLAGS[@]}" -I .build/debug/Modules
         # The grammar is built once into globals that LeakSanitizer reports as leaked at exit, so
         # leak detection is off for this target only (ASan's memory errors are still checked).
         ASAN_OPTIONS_TARGET=detect_leaks=0 run schema "$(seed schema Schemas/*.yaml $(find Tests/RestMapSchemaTests/Fixtures -name '*.yaml'))" ;;
@@ -83,7 +83,7 @@ for target in $TARGETS; do
         # modules they import (GRDB, RestMap and what it imports) and the system SQLite.
         DEBUG=.build/debug
         STORE_OBJECTS=$(ls $DEBUG/GRDB.build/*.o $DEBUG/RestMap.build/*.o $DEBUG/RestMapSchema.build/*.o $DEBUG/RestMapJSON.build/*.o \
-            $DEBUG/RestMapPluginKit.build/*.o $DEBUG/RestMapPlugins.build/*.o $DEBUG/Yams.build/*.o $DEBUG/CYaml.build/src/*.o \
+            $DEBUG/RestMapPluginKit.build/*.o $DEBUG/RestMapPlugins.build/*.o \
             $DEBUG/CRestMapSQLite.build/*.o)
         build store $(find Sources/RestMapStore -name '*.swift') Tests/Fuzz/Targets/StoreFileFuzz.swift "${YAML_FLAGS[@]}" \
             -I $DEBUG/Modules -I .build/checkouts/GRDB.swift/Sources/GRDBSQLite -I Sources/CRestMapSQLite/include \
@@ -104,7 +104,7 @@ for target in $TARGETS; do
         RESTMAP_FUZZ_STORE_SCHEMA="$PWD/Tests/Fuzz/Seeds/store/store.yaml" ASAN_OPTIONS_TARGET=detect_leaks=0 \
             run store "$STORE_CORPUS" -max_len=32768 ;;
     misspelling)
-        build misspelling $SCHEMA_SOURCES Tests/Fuzz/Targets/MisspellingFuzz.swift "${YAML_FLAGS[@]}" .build/debug/CYaml.build/src/*.o $(ls .build/debug/Yams.build/*.o 2>/dev/null) -I .build/debug/Modules
+        build misspelling $SCHEMA_SOURCES Tests/Fuzz/Targets/MisspellingFuzz.swift "${YAML_FLAGS[@]}" -I .build/debug/Modules
         # Any bytes make a schema of names and misspellings; a few seeds start it off. Leak
         # detection is off as for the schema target (the grammar's globals).
         ASAN_OPTIONS_TARGET=detect_leaks=0 run misspelling "$(seed_lines misspelling Tests/Fuzz/Seeds/misspellings.txt)" ;;

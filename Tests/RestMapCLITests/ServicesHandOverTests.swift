@@ -81,4 +81,19 @@ struct ServicesHandOverTests {
             #expect(services.range(of: Data(module.utf8)) != nil, "restmap-services lacks \(module) symbols")
         }
     }
+
+    @Test("restmap loads Foundation's essentials only: not Foundation itself, its ICU part or ICU")
+    func restmapNeedsNoFoundation() throws {
+        func needed(_ executable: String) throws -> [String] {
+            let dynamic = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/readelf"), ["-d", try TestPaths.built(executable).path])
+            return dynamic.output.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+                .compactMap { line in line.split(separator: "[").last?.split(separator: "]").first.map(String.init) }
+        }
+        let restmap = try needed("restmap")
+        #expect(restmap.contains("libFoundationEssentials.so"), "\(restmap)")
+        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!restmap.contains(library), "restmap needs \(library)")
+        }
+        #expect(try needed("restmap-services").contains("libFoundation.so"))
+    }
 }

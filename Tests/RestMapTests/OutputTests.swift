@@ -24,4 +24,13 @@ import Testing
         let csv = RecordWriter.csv(result.records)
         #expect(csv == "$entity,id,name,big,best\r\nUser,1,\"a, \"\"b\"\"\",12345678901234567890.5,2\r\n")
     }
+
+    @Test("CSV quotes a field by its bytes: a CRLF line break, a quote before a combining mark")
+    func csvQuotesByBytes() throws {
+        let mapper = try Fixture.mapper(yaml: Self.schema)
+        // "\r\n" and "\"\u{301}" are each one Character, which a character-wise check would miss.
+        let result = try mapper.map(Response(path: "/", body: #"[{"id": 1, "name": "two\r\nlines"}, {"id": 2, "name": "x\"\u0301y"}]"#))
+        let csv = RecordWriter.csv(result.records)
+        #expect(csv == "$entity,id,name,big,best\r\nUser,1,\"two\r\nlines\",,\r\nUser,2,\"x\"\"\u{301}y\",,\r\n", "\(csv.debugDescription)")
+    }
 }

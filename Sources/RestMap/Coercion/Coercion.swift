@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapJSON
 import RestMapPluginKit
 import RestMapSchema
@@ -97,7 +97,7 @@ final class Coercer: Sendable {
                 guard number.rounded() == number, let exact = Int64(exactly: number) else { throw mismatch(value, type) }
                 return .integer(exact)
             case .decimal(let decimal):
-                guard decimal == decimal.rounded0, let exact = Int64(decimal.description) else { throw mismatch(value, type) }
+                guard decimal.isWhole, let exact = Int64(decimal.description) else { throw mismatch(value, type) }
                 return .integer(exact)
             case .string(let string):
                 return .integer(try convert(string, to: type) { $0.integer() })
@@ -109,7 +109,7 @@ final class Coercer: Sendable {
                 guard number.isFinite else { throw mismatch(value, type, NumberProblem.outOfDoubleRange) }
                 return value
             case .integer(let integer): return .number(Double(integer))
-            case .decimal(let decimal): return .number(NSDecimalNumber(decimal: decimal).doubleValue)
+            case .decimal(let decimal): return .number(decimal.nearestDouble)
             case .bool(let bool): return .number(bool ? 1 : 0)
             case .string(let string):
                 return .number(try convert(string, to: type) { $0.double() })
@@ -132,7 +132,7 @@ final class Coercer: Sendable {
             case .bool: return value
             case .integer(let integer) where integer == 0 || integer == 1: return .bool(integer == 1)
             case .string(let string):
-                switch string.trimmingCharacters(in: Self.whitespace).lowercased() {
+                switch string.trimming(where: Self.isWhitespace).lowercased() {
                 case "true", "t", "yes", "y", "1": return .bool(true)
                 case "false", "f", "no", "n", "0": return .bool(false)
                 default: throw mismatch(value, type)
@@ -144,7 +144,7 @@ final class Coercer: Sendable {
             case .date: return value
             case .integer(let seconds): return .date(Date(timeIntervalSince1970: TimeInterval(seconds)))
             case .number(let seconds): return .date(Date(timeIntervalSince1970: seconds))
-            case .decimal(let seconds): return .date(Date(timeIntervalSince1970: NSDecimalNumber(decimal: seconds).doubleValue))
+            case .decimal(let seconds): return .date(Date(timeIntervalSince1970: seconds.nearestDouble))
             case .string(let string):
                 guard let dateParser else {
                     throw CoercionError(message: "cannot read date \"\(string)\": parsing date strings needs the dates plugin (add 'plugins: [dates]')")
@@ -235,7 +235,7 @@ final class Coercer: Sendable {
     }
 
     /// The whitespace ignored around a number or boolean in a string: ASCII spaces, tabs and line breaks.
-    static let whitespace = CharacterSet(charactersIn: " \t\n\r\u{0B}\u{0C}")
+    static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || ("\t"..."\r").contains(scalar) }
 
     /// A double as text: shortest round-trip form, integral values without ".0".
     static func text(of number: Double) -> String {
@@ -248,16 +248,6 @@ final class Coercer: Sendable {
 }
 
 let posix = Locale(identifier: "en_US_POSIX")
-
-extension Decimal {
-    /// Rounded toward zero to an integer.
-    var rounded0: Decimal {
-        var copy = self
-        var result = Decimal()
-        NSDecimalRound(&result, &copy, 0, .down)
-        return result
-    }
-}
 
 /// Short renderings of values for error messages.
 enum ValueText {

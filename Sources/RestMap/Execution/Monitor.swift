@@ -1,5 +1,3 @@
-import Foundation
-
 /// State shared between threads, guarded by one lock, with a condition to wait on until the
 /// state allows going on: the one synchronization primitive of the library's thread pool
 /// (`OrderedWorkers`) and of what its workers share (`ArrayParts`).
@@ -7,7 +5,7 @@ import Foundation
 /// Every read and write of the state happens inside `withLock`, `update` or `wait(until:)`;
 /// that is what makes the unchecked `Sendable` conformance sound.
 final class Monitor<State>: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var state: State
 
     init(_ state: State) {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The library's thread pool: turns batches into outputs on one thread per worker while the
 /// calling thread reads the next batches and takes the outputs in input order.
@@ -40,7 +40,7 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
         var started = 0
         for worker in workers {
             state.withLock { $0.running += 1 }
-            let didStart = Self.startThread { [state, profile] in
+            let didStart = SystemThread.start { [state, profile] in
                 while let (sequence, batch) = state.wait(until: { state -> (Int, Batch)?? in
                     // At most `2 × workers` batches are queued: removing the first is cheap.
                     if !state.queued.isEmpty { return .some(state.queued.removeFirst()) }
@@ -123,27 +123,4 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
         state.update { $0.closed = true }
         state.wait { $0.running == 0 ? () : nil }
     }
-
-    /// Starts a detached thread running `body`; `false` when the system refuses to create it.
-    /// (Foundation's `Thread.start()` ignores that refusal, and waiting for such a thread hangs.)
-    private static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<ThreadBody>.fromOpaque(context).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
-    }
-}
-
-/// The closure a thread started by `OrderedWorkers` runs.
-private final class ThreadBody: Sendable {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }

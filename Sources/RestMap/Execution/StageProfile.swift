@@ -1,4 +1,5 @@
-import Foundation
+import Glibc
+import FoundationEssentials
 import Synchronization
 
 /// Where a mapping's CPU time goes, per stage and per thread: what `restmap map --profile`
@@ -141,14 +142,14 @@ public final class StageProfile: Sendable {
         let threads = cpuByThread
         let waits = waitingByThread
         let names = threads.indices.map { $0 == 0 ? "caller" : "thread \($0)" }
-        func ms(_ duration: Duration) -> String { String(format: "%.1f", Self.seconds(duration) * 1000) }
+        func ms(_ duration: Duration) -> String { Self.format("%.1f", Self.seconds(duration) * 1000) }
         func row(_ label: String, _ cells: [String]) -> String {
-            label.padding(toLength: 10, withPad: " ", startingAt: 0) + cells.map { String(repeating: " ", count: max(0, 10 - $0.count)) + $0 }.joined(separator: " ")
+            label.prefix(10) + String(repeating: " ", count: max(0, 10 - label.count)) + cells.map { String(repeating: " ", count: max(0, 10 - $0.count)) + $0 }.joined(separator: " ")
         }
         var lines = [row("ms CPU", names + ["total", "share"])]
         let claimed = threads.reduce(Duration.zero) { $0 + $1.values.reduce(.zero, +) }
         let total = max(totalCPU, claimed)
-        func share(_ duration: Duration) -> String { String(format: "%.1f%%", Self.seconds(duration) / max(Self.seconds(total), 1e-9) * 100) }
+        func share(_ duration: Duration) -> String { Self.format("%.1f%%", Self.seconds(duration) / max(Self.seconds(total), 1e-9) * 100) }
         for stage in Stage.allCases {
             let cells = threads.map { $0[stage] ?? .zero }
             let sum = cells.reduce(.zero, +)
@@ -159,10 +160,17 @@ public final class StageProfile: Sendable {
         lines.append(row("other *", names.map { _ in "" } + [ms(other), share(other)]))
         lines.append(row("waiting", waits.map(ms) + ["(wall)", ""]))
         let fraction = serialFraction(totalCPU: total)
-        let predictions = [2, 4, 8, 12, 16].map { String(format: "%d: %.1f×", $0, Self.predictedSpeedUp(serialFraction: fraction, jobs: $0)) }
-        lines.append(String(format: "serial fraction (* stages over all CPU) %.2f%%; Amdahl predicts ", fraction * 100)
+        let predictions = [2, 4, 8, 12, 16].map { "\($0): " + Self.format("%.1f×", Self.predictedSpeedUp(serialFraction: fraction, jobs: $0)) }
+        lines.append(Self.format("serial fraction (* stages over all CPU) %.2f%%; Amdahl predicts ", fraction * 100)
             + predictions.joined(separator: ", ") + " (meaningful when measured with --jobs 1)")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `number` written by C's `printf` `format` (one floating-point conversion).
+    static func format(_ format: String, _ number: Double) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        let count = withVaList([number]) { vsnprintf(&buffer, buffer.count, format, $0) }
+        return String(decoding: buffer.prefix(max(0, min(Int(count), buffer.count - 1))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func seconds(_ duration: Duration) -> Double {

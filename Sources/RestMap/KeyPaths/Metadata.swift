@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapJSON
 import RestMapSchema
 import Synchronization
@@ -84,7 +84,7 @@ struct Metadata: Sendable {
     /// `http://restkit.org/api/v1` are both `http://restkit.org/api/v1/users`). Without a
     /// `baseURL` the path is all there is.
     static func absoluteURL(_ path: String, baseURL: String?) -> String {
-        guard !path.contains("://"), let baseURL, let schemeEnd = baseURL.range(of: "://") else { return path }
+        guard !path.contains("://"), let baseURL, let schemeEnd = baseURL.firstRange(of: "://") else { return path }
         let hostEnd = baseURL[schemeEnd.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? baseURL.endIndex
         let origin = baseURL[..<hostEnd]
         var basePath = baseURL[hostEnd...].prefix { $0 != "?" }
@@ -123,7 +123,7 @@ struct Metadata: Sendable {
             guard case .object(let members) = value else { return .missing }
             // Header names are case-insensitive; other keys match exactly first.
             guard let member = members.last(where: { $0.key == key })
-                ?? members.last(where: { $0.key.caseInsensitiveCompare(key) == .orderedSame }) else { return .missing }
+                ?? members.last(where: { $0.key.equalsIgnoringCase(key) }) else { return .missing }
             value = member.value
         }
         return .value(value)

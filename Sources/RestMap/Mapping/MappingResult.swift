@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapJSON
 
 /// The records mapped from one response: per key path and in one flat list, plus the errors

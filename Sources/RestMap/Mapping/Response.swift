@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An HTTP response to map, with what is known of the request that produced it.
 public struct Response: Sendable {
@@ -60,7 +60,7 @@ public struct Response: Sendable {
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (text: Substring) in
-                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+                String(text).replacing("+", with: " ").removingPercentEncodingIfValid
             }
             parameters[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
         }
@@ -95,14 +95,14 @@ public struct MappingOptions: Sendable {
 package enum HTTPHeaders {
     /// The value of the header `name`, in any case.
     package static func value(of name: String, in headers: [String: String]) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.key.equalsIgnoringCase(name) }?.value
     }
 
     /// `base` with each of `given` set: a given name replaces the base's header of that name in any case.
     package static func setting(_ given: [String: String], over base: [String: String]) -> [String: String] {
         var merged = base
         for (name, value) in given {
-            for existing in merged.keys where existing.caseInsensitiveCompare(name) == .orderedSame {
+            for existing in merged.keys where existing.equalsIgnoringCase(name) {
                 merged.removeValue(forKey: existing)
             }
             merged[name] = value

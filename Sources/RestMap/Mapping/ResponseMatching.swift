@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapJSON
 import RestMapSchema
 
@@ -65,7 +65,7 @@ extension Mapper {
     /// The response's media type when it is given and is not JSON.
     func nonJSONMediaType(of response: Response) -> String? {
         guard let mediaType = response.header("Content-Type")?.split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces).lowercased(), !BodyMediaType.isJSON(mediaType) else { return nil }
+            .trimmingWhitespace().lowercased(), !BodyMediaType.isJSON(mediaType) else { return nil }
         return mediaType
     }
 
@@ -82,7 +82,7 @@ extension Mapper {
     /// The request path relative to `baseURL`: scheme and host dropped, the base path stripped.
     func relativePath(_ raw: String) -> String {
         var path = Substring(raw)
-        if let scheme = path.range(of: "://") {
+        if let scheme = path.firstRange(of: "://") {
             let afterHost = path[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? path.endIndex
             path = path[afterHost...]
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapSchema
 
 /// A record built from a representation by the schema alone: no compiled model type.
@@ -113,7 +113,7 @@ public enum RecordField: Sendable, Hashable {
         switch self {
         case .value(.number(let d)): d
         case .value(.integer(let i)): Double(i)
-        case .value(.decimal(let d)): NSDecimalNumber(decimal: d).doubleValue
+        case .value(.decimal(let d)): d.nearestDouble
         default: nil
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapSchema
 
 /// The stored form of one record: values by attribute slot, related records by relationship slot.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapSchema
 
 /// Builds records from values kept elsewhere (rows of a store), so that they are the same

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapSchema
 
 /// A resolved route: the method and the interpolated path.

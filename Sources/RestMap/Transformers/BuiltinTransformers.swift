@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapSchema
 
 /// Transformers every schema can use without a plugin; their names are unqualified.
@@ -8,7 +8,7 @@ public enum BuiltinTransformers: RestMapPlugin {
 
     public static let transformers: [TransformerDefinition] = [
         TransformerDefinition(name: "trim", summary: "Removes leading and trailing whitespace.") { _ in
-            StringTransformer { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            StringTransformer { $0.trimmingWhitespaceAndNewlines() }
         },
         TransformerDefinition(name: "lowercase", summary: "Lowercases a string.") { _ in StringTransformer { $0.lowercased() } },
         TransformerDefinition(name: "uppercase", summary: "Uppercases a string.") { _ in StringTransformer { $0.uppercased() } },
@@ -20,7 +20,7 @@ public enum BuiltinTransformers: RestMapPlugin {
             let target = arguments["of"]?.stringValue ?? ""
             let replacement = arguments["with"]?.stringValue ?? ""
             guard !target.isEmpty else { throw TransformerError("'of' must not be empty") }
-            return StringTransformer { $0.replacingOccurrences(of: target, with: replacement) }
+            return StringTransformer { $0.replacing(target, with: replacement) }
         },
         TransformerDefinition(
             name: "lookup", summary: "Maps values through a table; unknown values use 'otherwise' or fail.",

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import RestMap
+import RestMapPluginKit
 import RestMapPluginLoader
 import RestMapPlugins
 import RestMapSchema
@@ -84,7 +85,7 @@ extension SchemaInference {
         for sample in samples {
             var headers = options.headers
             if let implied = BodyMediaType.implied(byExtensionOf: sample.file),
-               !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
+               !headers.keys.contains(where: { $0.equalsIgnoringCase("Content-Type") }) {
                 headers["Content-Type"] = implied
             }
             var report = mapper.dryRun(Response(method: options.method, path: path, status: 200, headers: headers, body: sample.bytes))

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMap
 
 /// One drafted attribute or relationship of an entity.
@@ -71,7 +71,7 @@ extension SchemaInference {
 
     private static func commented(_ line: String, _ note: String?) -> String {
         guard let note else { return line }
-        return "\(line)  # \(note.replacingOccurrences(of: "\n", with: " "))"
+        return "\(line)  # \(note.replacing("\n", with: " "))"
     }
 
     private func reachableEntities() -> Set<ObjectIdentifier> {

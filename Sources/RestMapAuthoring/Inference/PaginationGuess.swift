@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMap
 
 /// A drafted `pagination:` block: its fields in order and why it was guessed.
@@ -27,7 +27,7 @@ struct PaginationGuess: Equatable {
     static func guess(envelope members: [Value.Member], records recordKeyPath: [String]?, recordsHaveID: Bool,
                       headers: [String: String]) -> PaginationGuess? {
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            if name.lowercased() == "link", value.range(of: #"rel="?next"?"#, options: .regularExpression) != nil {
+            if name.lowercased() == "link", value.contains("rel=next") || value.contains("rel=\"next") {
                 return PaginationGuess(fields: [("kind", "link")], reason: "the Link header has a rel=\"next\" URL")
             }
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMap
 
 /// A guess that an object's keys name its records (`keyedBy`), with the attribute the keys fill.

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import RestMap
 import RestMapJSON
+import RestMapPluginKit
 import RestMapPluginLoader
 import RestMapPlugins
 
@@ -67,7 +68,7 @@ public final class SchemaInference {
     /// the options) is decoded by the `csv` plugin.
     public func add(sample bytes: [UInt8], file: String) throws(InferenceError) {
         var json = bytes
-        let contentType = options.headers.first { $0.key.caseInsensitiveCompare("Content-Type") == .orderedSame }?.value
+        let contentType = options.headers.first { $0.key.equalsIgnoringCase("Content-Type") }?.value
         let isCSV = contentType.map { $0.lowercased().hasPrefix(BodyMediaType.csv) } ?? BodyMediaType.isCSV(file)
         if isCSV {
             do {

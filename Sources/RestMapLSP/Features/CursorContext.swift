@@ -1,3 +1,4 @@
+import RestMapPluginKit
 import RestMapSchema
 
 /// Where the cursor is in a schema file's YAML structure, read from the text (which may not
@@ -61,7 +62,7 @@ struct CursorContext: Equatable {
             }
         }
         if let colon = Self.separatorIndex(segment) {
-            let key = segment[..<colon].trimmingCharacters(in: .whitespaces)
+            let key = segment[..<colon].trimmingWhitespace()
             self.init(path: path, key: Self.unquote(key), typed: Self.typedWord(String(segment[segment.index(after: colon)...])))
         } else {
             self.init(path: path, key: nil, typed: Self.typedWord(segment))
@@ -92,7 +93,7 @@ struct CursorContext: Equatable {
     /// The key in front of a flow collection: `owner: ` → `owner`.
     static func keyBefore(_ text: String) -> String? {
         guard let colon = separatorIndex(text) else { return nil }
-        let key = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let key = text[..<colon].trimmingWhitespace()
         return key.isEmpty ? nil : unquote(key)
     }
 
@@ -146,10 +147,10 @@ struct CursorContext: Equatable {
             guard column < limit else { continue }
             limit = column
             if let colon = separatorIndex(content) {
-                let value = content[content.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                let value = content[content.index(after: colon)...].trimmingWhitespace()
                 // Only a key that opens a block (no value, or a comment) encloses what follows.
                 if value.isEmpty || value.hasPrefix("#") || value == "|" || value == ">" {
-                    path.insert(unquote(content[..<colon].trimmingCharacters(in: .whitespaces)), at: 0)
+                    path.insert(unquote(content[..<colon].trimmingWhitespace()), at: 0)
                 }
             }
         }

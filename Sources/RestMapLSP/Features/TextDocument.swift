@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapSchema
 
 /// An open schema file: its text, and conversions between LSP positions (0-based line, UTF-16

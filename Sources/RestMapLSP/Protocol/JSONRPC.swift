@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // JSON-RPC 2.0 as LSP uses it: the envelope of the messages the server reads and writes.
 // The LSP messages inside (their `params` and `result`) are in LSPTypes.swift.

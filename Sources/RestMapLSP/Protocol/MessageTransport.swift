@@ -1,15 +1,18 @@
-import Foundation
+import Glibc
+import RestMap
+import RestMapPluginKit
 
 /// JSON-RPC 2.0 messages framed as LSP says: `Content-Length: N\r\n\r\n` then N bytes of JSON.
 public struct MessageTransport {
     /// Messages larger than this are refused (a corrupt header cannot make the server allocate without bound).
     public static let maximumMessageSize = 64 << 20
 
-    private let input: FileHandle
-    private let output: FileHandle
+    private let input: Int32
+    private let output: Int32
     private var buffer: [UInt8] = []
 
-    public init(input: FileHandle, output: FileHandle) {
+    /// Reads messages from the file descriptor `input` and writes them to `output`.
+    public init(input: Int32, output: Int32) {
         self.input = input
         self.output = output
     }
@@ -35,8 +38,8 @@ public struct MessageTransport {
             if line.isEmpty { break }
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else { throw .badHeader(line) }
-            if parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-length" {
-                guard let value = Int(parts[1].trimmingCharacters(in: .whitespaces)), value >= 0 else { throw .badHeader(line) }
+            if parts[0].trimmingWhitespace().lowercased() == "content-length" {
+                guard let value = Int(parts[1].trimmingWhitespace()), value >= 0 else { throw .badHeader(line) }
                 guard value <= Self.maximumMessageSize else { throw .tooLarge(value) }
                 length = value
             }
@@ -67,8 +70,8 @@ public struct MessageTransport {
         for line in String(decoding: buffer[..<headerEnd], as: UTF8.self).split(separator: "\r\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else { throw .badHeader(String(line)) }
-            if parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-length" {
-                guard let value = Int(parts[1].trimmingCharacters(in: .whitespaces)), value >= 0 else { throw .badHeader(String(line)) }
+            if parts[0].trimmingWhitespace().lowercased() == "content-length" {
+                guard let value = Int(parts[1].trimmingWhitespace()), value >= 0 else { throw .badHeader(String(line)) }
                 guard value <= Self.maximumMessageSize else { throw .tooLarge(value) }
                 length = value
             }
@@ -93,7 +96,8 @@ public struct MessageTransport {
 
     /// Writes one message.
     public func write(_ json: [UInt8]) {
-        output.write(Data("Content-Length: \(json.count)\r\n\r\n".utf8) + Data(json))
+        let message = Array("Content-Length: \(json.count)\r\n\r\n".utf8) + json
+        message.withUnsafeBytes { _ = DescriptorOutput.write($0, to: output) }
     }
 
     /// One header line without its CRLF; `nil` at the end of the input.
@@ -111,9 +115,13 @@ public struct MessageTransport {
     }
 
     private mutating func fill() -> Bool {
-        let data = input.availableData
-        guard !data.isEmpty else { return false }
-        buffer += data
-        return true
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            buffer += chunk[..<count]
+            return true
+        }
     }
 }

@@ -1,5 +1,6 @@
 import CRestMapPluginABI
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Conversions between `Value` and the ABI's `restmap_value`, used on both sides of the boundary.
 ///

@@ -1,5 +1,6 @@
 import CRestMapPluginABI
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The ABI descriptor of a plugin, for its exported entry symbol. Write this one line in the

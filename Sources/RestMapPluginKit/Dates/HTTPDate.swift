@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// HTTP-dates (RFC 9110 section 5.6.7) without a formatter: writes IMF-fixdate and reads
 /// IMF-fixdate and the two obsolete forms that recipients must still accept.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapJSON
 
 /// Reading and writing `Value`s as JSON text: how arguments, arrays and objects cross the plugin

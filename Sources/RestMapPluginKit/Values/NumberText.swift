@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A number written as text, checked whole: what coercion accepts as an integer, number or
 /// decimal written in a string (and reads from a JSON number's lexeme).
@@ -88,9 +88,7 @@ package struct NumberText: Sendable {
         }
         if isZero { return .success(0) }
         guard case .success(let decimal) = decimal() else { return .failure(.outOfIntegerRange) }
-        var rounded = Decimal(), copy = decimal
-        NSDecimalRound(&rounded, &copy, 0, .down)
-        guard decimal == rounded else { return .failure(.notWhole) }
+        guard decimal.isWhole else { return .failure(.notWhole) }
         return Int64(decimal.description).map { .success($0) } ?? .failure(.outOfIntegerRange)
     }
 
@@ -136,4 +134,13 @@ package enum NumberProblem: Error {
             "\(digits) significant digits; a decimal keeps at most \(NumberText.decimalDigits)"
         }
     }
+}
+
+package extension Decimal {
+    /// Whether the value is a whole number. A decimal's description is its plain digits (never
+    /// an exponent), so a whole one has no point.
+    var isWhole: Bool { !description.contains(".") }
+
+    /// The double nearest to the value (the decimal's digits read as a double literal).
+    var nearestDouble: Double { Double(description) ?? .nan }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A dynamic value: what a record attribute holds and what transformers receive and return.
 ///

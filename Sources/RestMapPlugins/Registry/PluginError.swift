@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a plugin could not be found, loaded or registered, or why one of its transformers failed.
 public enum PluginError: Error, Sendable, Equatable, CustomStringConvertible {

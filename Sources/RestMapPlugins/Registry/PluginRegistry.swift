@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapPluginKit
 
 /// The transformers and body decoders available to a schema, by qualified name.
@@ -79,7 +79,7 @@ public struct PluginRegistry: Sendable {
 
     /// The body decoder for a media type (parameters such as `; charset=utf-8` are ignored).
     public func bodyDecoder(forMediaType mediaType: String) -> BodyDecoderDefinition? {
-        let bare = mediaType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? mediaType
+        let bare = mediaType.split(separator: ";").first.map { $0.trimmingWhitespace() } ?? mediaType
         return decodersByMediaType[bare.lowercased()]
     }
 }

@@ -1,7 +1,7 @@
-import Foundation
+import FoundationEssentials
 // libyaml, as vendored by Yams: driving its event parser directly keeps composing non-recursive,
 // lets every duplicate key be reported (not only the first) and bounds alias expansion.
-import CYaml
+import CLibYAML
 
 /// A schema document read into a node tree, or diagnostics saying why there is none. Problems
 /// that do not stop reading (a duplicate key) come alongside the tree.
@@ -35,11 +35,11 @@ public struct SchemaLoader: Sendable {
     /// Loads the file at `path`.
     public func load(contentsOf path: String) -> SchemaDocument {
         let start = SourceLocation(file: path, line: 1, column: 1)
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             return SchemaDocument(root: nil, diagnostics: [.error("no such file", at: start)])
         }
-        if isDirectory.boolValue {
+        if isDirectory {
             return SchemaDocument(root: nil, diagnostics: [.error("is a directory, not a schema file", at: start)])
         }
         guard let data = FileManager.default.contents(atPath: path) else {

@@ -28,7 +28,7 @@ public struct MappingKeyPath: Sendable, Hashable, CustomStringConvertible {
     /// A key path of plain keys (no operators, no escapes needed).
     public init(keys: [String]) {
         self.segments = keys.map { .key($0, index: Self.arrayIndex($0)) }
-        self.text = keys.map { $0.replacingOccurrences(of: ".", with: "\\.") }.joined(separator: ".")
+        self.text = keys.map { $0.replacing(".", with: "\\.") }.joined(separator: ".")
     }
 
     public var description: String { text }

@@ -154,7 +154,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension String {
+package extension String {
     /// Percent-decoded, or unchanged when it is not valid percent-encoding.
     var removingPercentEncodingIfValid: String {
         guard contains("%") else { return self }

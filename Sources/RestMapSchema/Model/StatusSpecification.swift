@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 /// A set of HTTP status codes: `200`, `2xx`, `400-499`, or a list of these.
 public struct StatusSpecification: Sendable, Hashable, CustomStringConvertible {
     public var ranges: [ClosedRange<Int>]

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The result of validating a schema document without its plugins: the model when it has no
 /// errors, and every diagnostic. `Schema.load` (module RestMap) is the public way in.

@@ -1,5 +1,5 @@
 // libFuzzer target: "did you mean" suggestions of the validator (compiled with Sources/RestMapSchema,
-// linked with the Yams/CYaml objects of the debug build). The input picks entity names and
+// linked with the CLibYAML objects of the debug build). The input picks entity names and
 // misspelled references to them (substitutions, insertions, deletions, transpositions, case
 // changes); the schema built from them is validated, and every suggestion is checked against a
 // brute-force search with the full edit distance: the bounded search must find the same name,
@@ -105,7 +105,7 @@ public func fuzzMisspellings(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
         let expected = bruteForceSuggestion(for: reference, among: names)
         for report in reports {
             let marker = "(did you mean '"
-            let suggested = report.message.range(of: marker).map { range in
+            let suggested = report.message.firstRange(of: marker).map { range in
                 String(report.message[range.upperBound...].dropLast("'?)".count))
             }
             if exhausted && suggested == nil { continue }  // the budget ran out before this one

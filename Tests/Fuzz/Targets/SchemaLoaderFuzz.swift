@@ -1,5 +1,5 @@
 // libFuzzer target: the schema loader and validator (compiled with Sources/RestMapSchema, linked
-// with the Yams/CYaml objects of the debug build). A schema is untrusted input: any bytes must
+// with the CLibYAML objects of the debug build). A schema is untrusted input: any bytes must
 // load into a schema or diagnostics, never crash.
 
 @_cdecl("LLVMFuzzerTestOneInput")
