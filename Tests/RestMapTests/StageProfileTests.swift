@@ -39,6 +39,28 @@ struct StageProfileTests {
         #expect(report.contains("map") && report.contains("cut *") && report.contains("serial fraction"), "\(report)")
     }
 
+    @Test("A worker thread's time outside every stage is untimed, not serial")
+    func workersUntimedTimeIsNotSerial() async {
+        let profile = StageProfile()
+        profile.measure(.cut) { Self.spin(milliseconds: 10) }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            SystemThread.start {
+                profile.measure(.map) { Self.spin(milliseconds: 20) }
+                Self.spin(milliseconds: 20)  // the worker's own business: no stage
+                profile.threadEnds()
+                done.resume()
+            }
+        }
+        let untimed = StageProfile.seconds(profile.untimedOnWorkers)
+        #expect(untimed >= 0.019 && untimed < 0.2, "\(untimed)")
+        let threads = profile.cpuByThread
+        let cut = threads[0][.cut] ?? .zero, mapped = threads[1][.map] ?? .zero
+        let total = cut + mapped + profile.untimedOnWorkers
+        // Everything is claimed or untimed on a worker: only the cut is serial.
+        #expect(abs(profile.serialFraction(totalCPU: total) - StageProfile.seconds(cut) / StageProfile.seconds(total)) < 1e-9)
+        #expect(profile.report(totalCPU: total).contains("untimed"))
+    }
+
     @Test("A split body is profiled on every thread: parts parse and map on workers, the caller merges")
     func splitBodyProfile() throws {
         let mapper = try mapper()

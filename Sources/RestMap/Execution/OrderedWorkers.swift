@@ -49,6 +49,7 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
                     let output = work(worker, batch)
                     state.update { $0.done[sequence] = output }
                 }
+                profile?.threadEnds()
                 state.update { $0.running -= 1 }
             }
             if !didStart {

@@ -6,8 +6,10 @@ import Synchronization
 /// prints (see Docs/Pipelines.md).
 ///
 /// Stages are timed per batch or part, not per record, with each thread's own CPU clock, so a
-/// profile costs next to nothing. Time no stage claims (starting the process, loading the schema,
-/// allocation the operating system reclaims at exit) is `other` in `report(totalCPU:)`.
+/// profile costs next to nothing. Time no stage claims is `other` in `report(totalCPU:)` (starting
+/// the process, loading the schema, allocation the operating system reclaims at exit), except a
+/// worker thread's, which it reports when it ends (`threadEnds()`): that is `untimed`, parallel work
+/// (the thread's start, freeing what earlier parts left), not on the path every worker waits for.
 public final class StageProfile: Sendable {
     /// A stage of mapping.
     public enum Stage: String, Sendable, CaseIterable {
@@ -51,6 +53,11 @@ public final class StageProfile: Sendable {
     private struct Thread {
         var cpu: [Stage: Duration] = [:]
         var waiting: Duration = .zero
+        /// All the CPU time of a worker thread, reported when it ends.
+        var total: Duration?
+
+        /// The part of a worker's CPU time no stage claims.
+        var untimed: Duration { total.map { max($0 - cpu.values.reduce(.zero, +), .zero) } ?? .zero }
     }
 
     private struct State {
@@ -86,6 +93,17 @@ public final class StageProfile: Sendable {
         state.withLock { $0.threads[thread].waiting += wall }
     }
 
+    /// Reports the current thread's whole CPU time, as a worker thread ends: what no stage claimed
+    /// of it is `untimed`, not serial.
+    public func threadEnds() {
+        let total = Self.threadCPU()
+        let thread = ordinal()
+        state.withLock { $0.threads[thread].total = total }
+    }
+
+    /// The CPU time of worker threads that no stage claimed.
+    public var untimedOnWorkers: Duration { state.withLock { $0.threads.reduce(.zero) { $0 + $1.untimed } } }
+
     private func ordinal() -> Int {
         let id = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
         return state.withLock { state in
@@ -119,15 +137,15 @@ public final class StageProfile: Sendable {
     public var waitingByThread: [Duration] { state.withLock { $0.threads.map(\.waiting) } }
 
     /// The share of `totalCPU` spent where every worker waits: the serial stages, and what no
-    /// stage claims (`totalCPU` minus every stage). Measured with one job, it is the serial
-    /// fraction `s` of Amdahl's law.
+    /// stage claims (`totalCPU` minus every stage and the workers' untimed time). Measured with one
+    /// job, it is the serial fraction `s` of Amdahl's law.
     public func serialFraction(totalCPU: Duration) -> Double {
         let threads = cpuByThread
         let claimed = threads.reduce(Duration.zero) { $0 + $1.values.reduce(.zero, +) }
         let serial = threads.reduce(Duration.zero) { sum, thread in
             sum + thread.filter { $0.key.isSerial }.values.reduce(.zero, +)
         }
-        let other = max(totalCPU - claimed, .zero)
+        let other = max(totalCPU - claimed - untimedOnWorkers, .zero)
         return Self.seconds(serial + other) / max(Self.seconds(totalCPU), 1e-9)
     }
 
@@ -156,7 +174,12 @@ public final class StageProfile: Sendable {
             guard sum > .zero else { continue }
             lines.append(row(stage.rawValue + (stage.isSerial ? " *" : ""), cells.map(ms) + [ms(sum), share(sum)]))
         }
-        let other = total - claimed
+        let untimed = state.withLock { $0.threads.map(\.untimed) }
+        let untimedSum = untimed.reduce(.zero, +)
+        if untimedSum > .zero {
+            lines.append(row("untimed", untimed.enumerated().map { $0.offset == 0 ? "" : ms($0.element) } + [ms(untimedSum), share(untimedSum)]))
+        }
+        let other = max(total - claimed - untimedSum, .zero)
         lines.append(row("other *", names.map { _ in "" } + [ms(other), share(other)]))
         lines.append(row("waiting", waits.map(ms) + ["(wall)", ""]))
         let fraction = serialFraction(totalCPU: total)
