@@ -50,6 +50,7 @@ let package = Package(
         .library(name: "RestMapCSV", targets: ["RestMapCSV"]),
         // Loadable plugins: librestmap-<name>.so, found by name on the plugin search path.
         .library(name: "restmap-dates", type: .dynamic, targets: ["RestMapDatesPlugin"]),
+        .library(name: "restmap-dates-calendar", type: .dynamic, targets: ["RestMapDatesCalendar"]),
         .library(name: "restmap-ids", type: .dynamic, targets: ["RestMapIDsPlugin"]),
         .library(name: "restmap-csv", type: .dynamic, targets: ["RestMapCSVPlugin"]),
     ],
@@ -199,7 +200,8 @@ let package = Package(
         ),
 
         // First-party plugins: the transformers (static) and their loadable wrappers (dynamic).
-        .target(name: "RestMapDates", dependencies: ["RestMapPluginKit"], path: "Plugins/Dates/Sources", swiftSettings: strictSettings),
+        .target(name: "RestMapDates", dependencies: ["RestMapPluginKit", "RestMapPlugins", "RestMapPluginLoader"], path: "Plugins/Dates/Sources", swiftSettings: strictSettings),
+        .target(name: "RestMapDatesCalendar", path: "Plugins/Dates/Calendar", swiftSettings: strictSettings),
         .target(name: "RestMapDatesPlugin", dependencies: ["RestMapDates", "RestMapPluginKit"], path: "Plugins/Dates/Export", swiftSettings: strictSettings),
         .target(name: "RestMapIDs", dependencies: ["RestMapPluginKit"], path: "Plugins/IDs/Sources", swiftSettings: strictSettings),
         .target(name: "RestMapIDsPlugin", dependencies: ["RestMapIDs", "RestMapPluginKit"], path: "Plugins/IDs/Export", swiftSettings: strictSettings),

@@ -6,7 +6,7 @@ come back as NDJSON lines in input order.
 usage: map_job.py --restmap BIN --schema SCHEMA --entity ENTITY INPUT OUTPUT [--partitions N] [--master local[2]]
 
 On a cluster, ship the binary, its plugins and the schema with `spark-submit --files
-restmap,librestmap-dates.so,schema.yaml` and pass `--restmap ./restmap --schema schema.yaml`
+restmap,librestmap-dates.so,librestmap-dates-calendar.so,schema.yaml` and pass `--restmap ./restmap --schema schema.yaml`
 (the files land in each executor's working directory; see Docs/Pipelines.md).
 """
 import argparse

@@ -32,7 +32,7 @@ public enum DatesPlugin: RestMapPlugin {
                 ],
                 make: { arguments in
                     let reader = Arguments(arguments)
-                    return FormatTransformer(
+                    return try FormatTransformer(
                         reading: try DateReading(reader, patternsArgument: nil),
                         pattern: try reader.required("format", reader.string))
                 }),

@@ -1,4 +1,3 @@
-import Foundation
 import RestMapPluginKit
 
 /// The default chain of `dates.parse`: every date form RestMap recognizes without configuration.
@@ -7,13 +6,17 @@ import RestMapPluginKit
 /// timestamp in a numeric string (see `UnixTime` for the seconds/milliseconds rule). Text that
 /// names no zone is read in `timeZone`.
 public struct DateChain: Sendable {
-    /// The zone of zone-less text; `nil` is UTC (a UTC or GMT zone given is kept as `nil`).
-    public let timeZone: TimeZone?
+    /// The zone of zone-less text; `nil` is UTC.
+    let zone: NamedZone?
 
-    /// A chain reading zone-less text in `timeZone` (UTC by default: no `TimeZone` need be made
-    /// for it, since a process's first one costs about half a millisecond).
-    public init(timeZone: TimeZone? = nil) {
-        self.timeZone = timeZone.flatMap { $0.identifier == "UTC" || $0.identifier == "GMT" ? nil : $0 }
+    /// A chain reading zone-less text in UTC.
+    public init() {
+        zone = nil
+    }
+
+    /// A chain reading zone-less text in `zone`.
+    init(zone: NamedZone) {
+        self.zone = zone
     }
 
     /// The instant a string names, or `nil`; surrounding whitespace is ignored.
@@ -45,11 +48,31 @@ public struct DateChain: Sendable {
 
     /// The instant of parsed fields, reading zone-less fields in `timeZone`.
     public func resolve(_ parsed: ParsedDateTime) -> Double {
-        guard parsed.offsetSeconds == nil, let timeZone else {
+        guard parsed.offsetSeconds == nil, let zone else {
             return parsed.utcSeconds
         }
         let local = parsed.localSeconds
-        let guess = local - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: local)))
-        return local - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: guess)))
+        let guess = local - Double(zone.offset(at: local))
+        return local - Double(zone.offset(at: guess))
+    }
+}
+
+/// A time zone named by the tz database (`Europe/Berlin`), its offsets from the calendar library.
+struct NamedZone: Sendable {
+    let name: String
+    let calendar: CalendarLibrary.Functions
+
+    /// The zone `name`, or why it cannot be used: the calendar library is missing, or no zone has that name.
+    init(_ name: String) throws(TransformerError) {
+        calendar = try CalendarLibrary.functions(for: "the time zone '\(name)'")
+        guard calendar.offset(ofZone: name, at: 0) != nil else {
+            throw TransformerError("argument 'timeZone': unknown time zone '\(name)'")
+        }
+        self.name = name
+    }
+
+    /// The offset from UTC, in seconds, at `seconds` since 1970.
+    func offset(at seconds: Double) -> Int {
+        calendar.offset(ofZone: name, at: seconds) ?? 0
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Unix timestamps in seconds or milliseconds.
 ///
 /// Without an explicit unit, a magnitude of at least 10^11 is read as milliseconds and anything

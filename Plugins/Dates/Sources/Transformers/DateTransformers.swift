@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestMapPluginKit
 
 /// `dates.parse`: any recognized date text or timestamp to a date; dates back to ISO 8601 UTC text
@@ -21,8 +21,8 @@ struct ParseTransformer: UTF8StringTransformer {
 
     func reverseTransform(_ value: Value) throws -> Value {
         guard case .date(let date) = value else { return value }
-        if let pattern = reading.patterns.first {
-            return .string(PatternFormatters.string(from: date, pattern: pattern, timeZone: reading.chain.timeZone, localeIdentifier: reading.localeIdentifier))
+        if let pattern = reading.patterns.first, let calendar = reading.calendar {
+            return .string(reading.text(of: date, pattern: pattern, calendar: calendar))
         }
         return .string(ISO8601Text.string(from: date.timeIntervalSince1970))
     }
@@ -33,10 +33,17 @@ struct ParseTransformer: UTF8StringTransformer {
 struct FormatTransformer: ValueTransformer {
     let reading: DateReading
     let pattern: String
+    let calendar: CalendarLibrary.Functions
+
+    init(reading: DateReading, pattern: String) throws(TransformerError) {
+        self.reading = reading
+        self.pattern = pattern
+        calendar = try CalendarLibrary.functions(for: "a Unicode date pattern")
+    }
 
     func transform(_ value: Value) throws -> Value {
         guard case .date(let date) = try reading.date(from: value) else { return .null }
-        return .string(PatternFormatters.string(from: date, pattern: pattern, timeZone: reading.chain.timeZone, localeIdentifier: reading.localeIdentifier))
+        return .string(reading.text(of: date, pattern: pattern, calendar: calendar))
     }
 
     func reverseTransform(_ value: Value) throws -> Value {
@@ -87,7 +94,7 @@ struct UnixTransformer: ValueTransformer {
         case .null, .date: return value
         case .integer(let integer): timestamp = Double(integer)
         case .number(let number): timestamp = number
-        case .decimal(let decimal): timestamp = NSDecimalNumber(decimal: decimal).doubleValue
+        case .decimal(let decimal): timestamp = decimal.nearestDouble
         case .string(var text):
             if text.isEmpty { return .null }
             guard let number = text.withUTF8({ UnixTime.number(in: $0) }) else {
