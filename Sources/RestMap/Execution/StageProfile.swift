@@ -209,6 +209,22 @@ extension StageProfile {
         return state.withLock { $0.threads[thread].cpu[.read] ?? .zero }
     }
 
+    /// The CPU time the current thread's stages have claimed so far.
+    private func claimedCPU() -> Duration {
+        let thread = ordinal()
+        return state.withLock { $0.threads[thread].cpu.values.reduce(.zero, +) }
+    }
+
+    /// Runs `body`, whose stages are timed inside it, and adds what they did not claim of its CPU
+    /// time to `stage`: the glue of work that runs on a mapping thread (batches put together and
+    /// taken apart), which belongs to that work and not to `other`.
+    func measureRemainder<Result, Failure: Error>(_ stage: Stage, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        let claimedBefore = claimedCPU()
+        let start = Self.threadCPU()
+        defer { add(stage, max(Self.threadCPU() - start - (claimedCPU() - claimedBefore), .zero)) }
+        return try body()
+    }
+
     /// Runs `body`, which cuts the input and reads it as needed, as the `cut` stage, less the time
     /// its reads took (timed as the `read` stage).
     func measureCut<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
@@ -225,6 +241,13 @@ extension Optional<StageProfile> {
     package func measure<Result, Failure: Error>(_ stage: StageProfile.Stage, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         guard let profile = self else { return try body() }
         return try profile.measure(stage, body)
+    }
+
+    /// `StageProfile.measureRemainder` when there is a profile.
+    @inline(__always)
+    func measureRemainder<Result, Failure: Error>(_ stage: StageProfile.Stage, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        guard let profile = self else { return try body() }
+        return try profile.measureRemainder(stage, body)
     }
 
     /// `StageProfile.measureCut` when there is a profile.

@@ -23,8 +23,7 @@ extension RecordWriter {
         do {
             try mapper.streamBatches(request, from: source, options: options) { batch in
                 output.write(batch, to: write)
-                let errors = batch.elements.flatMap(\.errors)
-                if !errors.isEmpty { failed(errors) }
+                if batch.hasErrors { failed(batch.elements.flatMap(\.errors)) }
             }
         } catch {
             // Refusals come before anything is read: only a stream that started is closed.
@@ -79,7 +78,7 @@ struct StreamOutput {
     mutating func write(_ batch: MappedBatch, to write: (ArraySlice<UInt8>) -> Void) {
         start(write)
         guard !batch.bytes.isEmpty else { return }
-        if !batch.elements.contains(where: \.isLeftOut) {
+        if !batch.hasLeftOut {
             // The usual case: the batch's rendering goes out as it is, without a copy.
             write(format == .json && !wroteRecord ? batch.bytes[1...] : batch.bytes[...])
             wroteRecord = true

@@ -219,6 +219,7 @@ extension MappedBatch {
             let conflict = elements[element].identities[position]
             let entity = plan.entities[conflict.entity].name
             elements[element].isLeftOut = true
+            noteLeftOut()
             elements[element].errors.append(StreamedError(
                 line: elements[element].line,
                 message: "\(elements[element].place)a record of entity '\(entity)' with identification \(Self.describe(conflict.key)) differs "

@@ -172,11 +172,18 @@ extension Mapper {
             let mapAndCheck: @Sendable (Mapper, (sequence: Int, item: Item)) -> MappedBatch = { worker, numbered in
                 profile.measure(.map) { delivered.free() }
                 var mapped = work(worker, numbered.item, numbered.sequence)
+                mapped.noteElements()
                 mapped.verdict = profile.measure(.claim) { ledger.submit(mapped, sequence: numbered.sequence) }
                 return mapped
             }
             if options.jobs == 1 {
-                while let item = try numbered() { deliver(mapAndCheck(self, item)) }
+                // What the stages inside leave unclaimed is still theirs: taking the next item is
+                // cutting, a batch's work is the mapping threads' with more jobs (`map`, not
+                // `other`), and delivering it is taking batches back in order.
+                while let item = try profile.measureRemainder(.cut, { () throws(JSONStreamError) in try numbered() }) {
+                    let mapped = profile.measureRemainder(.map) { mapAndCheck(self, item) }
+                    profile.measureRemainder(.order) { deliver(mapped) }
+                }
             } else {
                 let workers = [self] + (1..<options.jobs).map { _ in withOwnPlan() }
                 try OrderedWorkers(workers: workers, profile: profile, work: mapAndCheck).run(next: numbered, take: deliver)
@@ -508,4 +515,21 @@ struct MappedBatch: Sendable {
     var verdict: LedgerVerdict?
     /// What ends the stream after this batch (a line over the limit, a read that failed).
     var failure: JSONStreamError?
+    /// Whether an element has errors, or is left out: found by the thread that mapped the batch
+    /// (`noteElements()`) and kept by `leaveOut`, so that delivering a batch, on the thread every
+    /// worker waits for, need not look at each element.
+    private(set) var hasErrors = false
+    private(set) var hasLeftOut = false
+
+    /// Notes whether any element has errors or is left out.
+    mutating func noteElements() {
+        hasErrors = elements.contains { !$0.errors.isEmpty }
+        hasLeftOut = elements.contains(where: \.isLeftOut)
+    }
+
+    /// Notes that an element was left out, with an error.
+    mutating func noteLeftOut() {
+        hasErrors = true
+        hasLeftOut = true
+    }
 }
