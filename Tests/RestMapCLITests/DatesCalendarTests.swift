@@ -7,26 +7,13 @@ import Testing
 /// when a schema names one.
 @Suite("dates: the calendar library, opened when a pattern or a zone needs it")
 struct DatesCalendarTests {
-    static func schema(_ transform: String) -> String {
-        """
-        restmap: 1
-        plugins: [dates]
-        entities:
-          Event:
-            attributes:
-              at: { from: at, type: date, transform: \(transform) }
-        responses:
-          - { entity: Event }
-        """
-    }
-
     /// Maps `body` with `transform` using the `restmap` in `folder` (the built one by default),
     /// with the dynamic loader listing the libraries it loads (`LD_DEBUG=libs`, on standard error).
     static func map(_ transform: String, _ body: String, restmap: URL? = nil) throws -> ProcessOutput {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restmap-calendar-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try schema(transform).write(to: directory.appendingPathComponent("schema.yaml"), atomically: true, encoding: .utf8)
+        try PluginValidationTests().schema(plugins: "dates", transform: transform).write(to: directory.appendingPathComponent("schema.yaml"), atomically: true, encoding: .utf8)
         try body.write(to: directory.appendingPathComponent("body.json"), atomically: true, encoding: .utf8)
         return try ChildProcess.run(try restmap ?? TestPaths.built("restmap"), ["map", "--schema", "schema.yaml", "body.json"],
                                     in: directory, environment: ["LD_DEBUG": "libs"])
