@@ -55,7 +55,9 @@ package enum CommandInput {
     /// (which tells that there is more); the result waits in `value()`.
     package static func readInBackground(_ descriptor: Int32, limit: Int, profile: StageProfile? = nil) -> BackgroundRead {
         let read = BackgroundRead()
-        SystemThread.start { read.finish(profile.measure(.read) { readToEnd(descriptor, maximumBytes: limit) }) }
+        let body: @Sendable () -> Void = { read.finish(profile.measure(.read) { readToEnd(descriptor, maximumBytes: limit) }) }
+        // A thread the system refuses to create would never finish the read: read here instead.
+        if !SystemThread.start(body) { body() }
         return read
     }
 
