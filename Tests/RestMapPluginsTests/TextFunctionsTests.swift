@@ -31,7 +31,10 @@ import Testing
         for (text, whole) in [("12", true), ("1.0", true), ("1e3", true), ("1.5", false), ("-0.25", false), ("1.5e1", true), ("0", true)] {
             let decimal = try #require(Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")))
             #expect(decimal.isWhole == whole, "\(text)")
-            #expect(decimal.nearestDouble == Double(text), "\(text)")
+            var rounded = Decimal(), copy = decimal
+            NSDecimalRound(&rounded, &copy, 0, .down)
+            #expect(decimal.isWhole == (rounded == decimal), "\(text): Foundation's rounding")
+            #expect(decimal.nearestDouble == NSDecimalNumber(decimal: decimal).doubleValue, "\(text): Foundation's conversion")
         }
     }
 }

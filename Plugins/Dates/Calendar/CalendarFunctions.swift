@@ -11,13 +11,23 @@ import Synchronization
 /// Formatters made once per (pattern, zone, locale) and shared by every transformer in the
 /// process; `DateFormatter` is not thread-safe, so every use holds the lock.
 private let formatters = Mutex<[String: DateFormatter]>([:])
-private let zones = Mutex<[String: TimeZone?]>([:])
+/// Zones by name, each made once and kept for the life of the process (handles point at them).
+private let zones = Mutex<[String: Zone?]>([:])
+
+private final class Zone: Sendable {
+    let timeZone: TimeZone
+    init(_ timeZone: TimeZone) { self.timeZone = timeZone }
+}
 
 private func zone(named name: String) -> TimeZone? {
     if name.isEmpty { return .gmt }
-    return zones.withLock { zones in
+    return knownZone(named: name)?.timeZone
+}
+
+private func knownZone(named name: String) -> Zone? {
+    zones.withLock { zones in
         if let known = zones[name] { return known }
-        let zone = TimeZone(identifier: name)
+        let zone = TimeZone(identifier: name).map(Zone.init)
         zones[name] = zone
         return zone
     }
@@ -42,14 +52,18 @@ private func withFormatter<Result>(_ pattern: String, _ zoneName: String, _ loca
     }
 }
 
-/// The offset from UTC, in seconds, of the zone `name` at the instant `seconds` (since 1970) into
-/// `offset`; `false` when no zone has that name.
+/// A handle of the zone `name`, valid for the life of the process; `NULL` when no zone has that name.
+@_cdecl("restmap_dates_calendar_zone")
+public func restmapDatesCalendarZone(_ name: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+    knownZone(named: String(cString: name)).map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
+}
+
+/// The offset from UTC, in seconds, of the zone `handle` at the instant `seconds` (since 1970):
+/// one call per date read in a named zone, without looking the zone up by name.
 @_cdecl("restmap_dates_calendar_zone_offset")
-public func restmapDatesCalendarZoneOffset(_ name: UnsafePointer<CChar>, _ seconds: Double,
-                                           _ offset: UnsafeMutablePointer<Int32>) -> Bool {
-    guard let timeZone = zone(named: String(cString: name)) else { return false }
-    offset.pointee = Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)))
-    return true
+public func restmapDatesCalendarZoneOffset(_ handle: UnsafeRawPointer, _ seconds: Double) -> Int32 {
+    let zone = Unmanaged<Zone>.fromOpaque(handle).takeUnretainedValue()
+    return Int32(zone.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)))
 }
 
 /// The instant (seconds since 1970) that `text` names in `pattern`, read in the zone `zoneName`

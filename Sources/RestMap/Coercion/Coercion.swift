@@ -97,7 +97,7 @@ final class Coercer: Sendable {
                 guard number.rounded() == number, let exact = Int64(exactly: number) else { throw mismatch(value, type) }
                 return .integer(exact)
             case .decimal(let decimal):
-                guard decimal.isWhole, let exact = Int64(decimal.description) else { throw mismatch(value, type) }
+                guard let exact = Int64(decimal.description) else { throw mismatch(value, type) }
                 return .integer(exact)
             case .string(let string):
                 return .integer(try convert(string, to: type) { $0.integer() })

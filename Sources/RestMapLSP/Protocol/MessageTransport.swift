@@ -115,13 +115,13 @@ public struct MessageTransport {
     }
 
     private mutating func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        let before = buffer.count
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+            buffer.append(contentsOf: repeatElement(0, count: 65536))
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress! + before, 65536) }
+            buffer.removeLast(65536 - max(count, 0))
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
-            buffer += chunk[..<count]
-            return true
+            return count > 0
         }
     }
 }

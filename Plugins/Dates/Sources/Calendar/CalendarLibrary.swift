@@ -16,7 +16,8 @@ enum CalendarLibrary {
     /// The library's file name.
     static let fileName = "librestmap-dates-calendar.so"
 
-    fileprivate typealias ZoneOffset = @convention(c) (UnsafePointer<CChar>, Double, UnsafeMutablePointer<Int32>) -> Bool
+    fileprivate typealias Zone = @convention(c) (UnsafePointer<CChar>) -> UnsafeRawPointer?
+    fileprivate typealias ZoneOffset = @convention(c) (UnsafeRawPointer, Double) -> Int32
     fileprivate typealias Parse = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>,
                                               UnsafePointer<CChar>, UnsafeMutablePointer<Double>) -> Bool
     fileprivate typealias Format = @convention(c) (UnsafePointer<CChar>, Double, UnsafePointer<CChar>,
@@ -24,15 +25,16 @@ enum CalendarLibrary {
 
     /// The library's functions (C function pointers into a library that is never closed).
     struct Functions: @unchecked Sendable {
+        fileprivate let zone: Zone
         fileprivate let zoneOffset: ZoneOffset
         fileprivate let parse: Parse
         fileprivate let format: Format
 
-        /// The offset from UTC, in seconds, of the zone `name` at `seconds` since 1970; `nil` for an unknown zone.
-        func offset(ofZone name: String, at seconds: Double) -> Int? {
-            var offset: Int32 = 0
-            return zoneOffset(name, seconds, &offset) ? Int(offset) : nil
-        }
+        /// A handle of the zone `name`, valid for the life of the process; `nil` for an unknown zone.
+        func zone(named name: String) -> UnsafeRawPointer? { zone(name) }
+
+        /// The offset from UTC, in seconds, of the zone `handle` at `seconds` since 1970.
+        func offset(ofZone handle: UnsafeRawPointer, at seconds: Double) -> Int { Int(zoneOffset(handle, seconds)) }
 
         /// The instant `text` names in `pattern`, read in the zone `zone` ("" for UTC) and `locale`.
         func seconds(from text: String, pattern: String, zone: String, locale: String) -> Double? {
@@ -79,12 +81,14 @@ enum CalendarLibrary {
         } catch {
             return .failure(TransformerError("\(path), which was not opened: \(error)"))
         }
-        guard let zoneOffset = dlsym(handle, "restmap_dates_calendar_zone_offset"),
+        guard let zone = dlsym(handle, "restmap_dates_calendar_zone"),
+              let zoneOffset = dlsym(handle, "restmap_dates_calendar_zone_offset"),
               let parse = dlsym(handle, "restmap_dates_calendar_parse"),
               let format = dlsym(handle, "restmap_dates_calendar_format") else {
             return .failure(TransformerError("\(path), which lacks the calendar functions"))
         }
-        return .success(Functions(zoneOffset: unsafeBitCast(zoneOffset, to: ZoneOffset.self),
+        return .success(Functions(zone: unsafeBitCast(zone, to: Zone.self),
+                                  zoneOffset: unsafeBitCast(zoneOffset, to: ZoneOffset.self),
                                   parse: unsafeBitCast(parse, to: Parse.self),
                                   format: unsafeBitCast(format, to: Format.self)))
     }

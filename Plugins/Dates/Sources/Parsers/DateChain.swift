@@ -58,21 +58,24 @@ public struct DateChain: Sendable {
 }
 
 /// A time zone named by the tz database (`Europe/Berlin`), its offsets from the calendar library.
-struct NamedZone: Sendable {
+struct NamedZone: @unchecked Sendable {
     let name: String
-    let calendar: CalendarLibrary.Functions
+    private let calendar: CalendarLibrary.Functions
+    /// The calendar library's zone, immutable and kept for the life of the process.
+    private let handle: UnsafeRawPointer
 
     /// The zone `name`, or why it cannot be used: the calendar library is missing, or no zone has that name.
     init(_ name: String) throws(TransformerError) {
         calendar = try CalendarLibrary.functions(for: "the time zone '\(name)'")
-        guard calendar.offset(ofZone: name, at: 0) != nil else {
+        guard let handle = calendar.zone(named: name) else {
             throw TransformerError("argument 'timeZone': unknown time zone '\(name)'")
         }
         self.name = name
+        self.handle = handle
     }
 
     /// The offset from UTC, in seconds, at `seconds` since 1970.
     func offset(at seconds: Double) -> Int {
-        calendar.offset(ofZone: name, at: seconds) ?? 0
+        calendar.offset(ofZone: handle, at: seconds)
     }
 }

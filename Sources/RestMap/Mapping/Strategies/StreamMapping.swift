@@ -521,10 +521,10 @@ struct MappedBatch: Sendable {
     private(set) var hasErrors = false
     private(set) var hasLeftOut = false
 
-    /// Notes whether any element has errors or is left out.
+    /// Notes whether any element has errors (none is left out yet: only the ledger's verdict,
+    /// on delivery, leaves elements out).
     mutating func noteElements() {
         hasErrors = elements.contains { !$0.errors.isEmpty }
-        hasLeftOut = elements.contains(where: \.isLeftOut)
     }
 
     /// Notes that an element was left out, with an error.
