@@ -68,6 +68,33 @@ struct OrderedWorkersTests {
         #expect(outputs(of: [], threads: 1).isEmpty)
     }
 
+    @Test("After a run, forEach calls its body once for every index, on the pool's threads, and returns when all have returned")
+    func forEachAfterARun() {
+        for threads in [1, 3] {
+            let pool = OrderedWorkers(workers: Array(repeating: (), count: threads)) { (_: Void, batch: Int) -> Int in batch }
+            var outputs: [Int] = []
+            var next = 0
+            pool.run(next: { () -> Int? in
+                defer { next += 1 }
+                return next < 20 ? next : nil
+            }, take: { outputs.append($0) })
+            #expect(outputs == Array(0..<20))
+            let calls = Mutex([Int](repeating: 0, count: 100))
+            let choreThreads = Mutex(Set<UInt>())
+            // A slow index now and then: forEach must wait for it.
+            pool.forEach(100) { index in
+                if index % 17 == 0 { usleep(3000) }
+                choreThreads.withLock { _ = $0.insert(UInt(pthread_self())) }
+                calls.withLock { $0[index] += 1 }
+            }
+            #expect(calls.withLock { $0 } == Array(repeating: 1, count: 100), "\(threads) threads")
+            let caller = UInt(pthread_self())
+            #expect(!choreThreads.withLock { $0 }.contains(caller), "\(threads) threads: forEach ran on the calling thread")
+            #expect(choreThreads.withLock { $0.count } <= threads, "\(threads) threads: only the pool's threads")
+            pool.forEach(0) { _ in Issue.record("no index, no call") }
+        }
+    }
+
     @Test("Waiting time is reported to the profile: a worker with nothing to do waits for the reader")
     func waitsAreProfiled() {
         let profile = StageProfile()

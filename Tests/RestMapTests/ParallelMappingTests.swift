@@ -74,7 +74,7 @@ struct ParallelMappingTests {
         #expect(serial.errors.count == 20) // 10 strings, 10 ids that are not integers; nulls are no records
         // Owners merge along the whole array: the first repository's owner has its last occurrence's values.
         #expect(serial.records.first?.owner.seen.int == 8991)
-        for jobs in [2, 3] {
+        for jobs in [2, 3, 16] {
             // The split path itself maps it (it does not fall back to one thread).
             let split = try #require(mapper.mapArrayInParallel(body, jobs: jobs))
             #expect(split.roots.count == serial.records.count)
@@ -87,6 +87,58 @@ struct ParallelMappingTests {
                 #expect(RecordWriter.output(parallel.records, format: format, jobs: jobs) == RecordWriter.output(serial.records, format: format),
                         "rendering \(format) on \(jobs) threads")
             }
+        }
+    }
+
+    @Test("Composite and text identifications, whole parts of repeats and more threads than cores merge as one thread does")
+    func mergesAnyIdentificationOnManyThreads() throws {
+        let mapper = try Fixture.mapper(yaml: """
+            restmap: 1
+            entities:
+              Account:
+                identifiedBy: [bank, number]
+                attributes:
+                  bank: bank
+                  number: { from: number, type: integer }
+                  balance: { from: balance, type: decimal }
+                relationships:
+                  holder: { from: holder, entity: Holder }
+                  notes: { from: notes, entity: Note, many: true, assign: union }
+              Holder:
+                identifiedBy: name
+                attributes:
+                  name: name
+                  since: { from: since, type: integer }
+              Note:
+                identifiedBy: id
+                attributes:
+                  id: { from: id, type: integer }
+                  text: text
+            responses:
+              - { path: /repos, entity: Account }
+            """)
+        // 12,000 accounts in 3 banks: the second half repeats the first (in another order), so
+        // whole parts are repeats; bank "a" and "b" share numbers, which must not merge.
+        let elements = (0..<12_000).map { index -> String in
+            let account = index < 6000 ? index : (index * 7) % 6000
+            let bank = ["a", "b", "c"][account % 3]
+            return #"{"bank": "\#(bank)", "number": \#(account / 3), "balance": "\#(index).5", "holder": {"name": "h\#(account % 101)", "since": \#(index)}, "notes": [{"id": \#(index % 50), "text": "n\#(index)"}]}"#
+        }
+        let body = Self.body(elements)
+        #expect(body.count >= SplitBodyMapping.smallestBody)
+        let response = Response(path: "/repos", body: body)
+        let serial = try mapper.map(response, options: MappingOptions(jobs: 1))
+        #expect(serial.records.count == 12_000)
+        // Repeats are one record: 6,000 accounts, 101 holders, 50 notes.
+        #expect(Set(serial.records.map(\.index)).count == 6000)
+        let expected = RecordWriter.output(serial.records, format: .ndjson)
+        for jobs in [2, 5, 16] {
+            let split = try #require(mapper.mapArrayInParallel(body, jobs: jobs))
+            #expect(split.session.records.count == 6000 + 101 + 50, "jobs \(jobs)")
+            let parallel = try mapper.map(response, options: MappingOptions(jobs: jobs))
+            #expect(parallel.records.map(\.index) == serial.records.map(\.index), "jobs \(jobs)")
+            let sameOutput = RecordWriter.output(parallel.records, format: .ndjson) == expected
+            #expect(sameOutput, "jobs \(jobs): the records print differently from one thread's")
         }
     }
 

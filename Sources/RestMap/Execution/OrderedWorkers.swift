@@ -12,15 +12,25 @@ import FoundationEssentials
 /// - Back-pressure: at most `2 × threads` batches are in flight (read and not yet taken), so a
 ///   thread that finishes early takes the next batch instead of waiting for the slowest, and the
 ///   bytes held stay bounded.
-/// - Threads are plain detached POSIX threads, started for one `run` and ended by it: the engine
-///   is synchronous, and blocking Swift concurrency's cooperative threads on a condition would
-///   starve the caller's tasks.
+/// - After `run`, the same threads can do work that needs every output taken first
+///   (`forEach`: merging a split body's parts).
+/// - Threads are plain detached POSIX threads, started with the pool and ended when it is
+///   released (after its last use): the engine is synchronous, and blocking Swift concurrency's
+///   cooperative threads on a condition would starve the caller's tasks.
 final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>: Sendable {
     private struct State {
         var queued: [(sequence: Int, batch: Batch)] = []
         var done: [Int: Output] = [:]
+        /// `forEach`'s calls not yet started, and those not yet finished.
+        var chores: [@Sendable () -> Void] = []
+        var choresLeft = 0
         var closed = false
         var running = 0
+    }
+
+    private enum Job {
+        case batch(sequence: Int, batch: Batch)
+        case chore(@Sendable () -> Void)
     }
 
     private let state = Monitor(State())
@@ -41,13 +51,28 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
         for worker in workers {
             state.withLock { $0.running += 1 }
             let didStart = SystemThread.start { [state, profile] in
-                while let (sequence, batch) = state.wait(until: { state -> (Int, Batch)?? in
+                while let job = state.wait(until: { state -> Job?? in
+                    if let chore = state.chores.popLast() { return .some(.chore(chore)) }
                     // At most `2 × workers` batches are queued: removing the first is cheap.
-                    if !state.queued.isEmpty { return .some(state.queued.removeFirst()) }
+                    if !state.queued.isEmpty {
+                        let (sequence, batch) = state.queued.removeFirst()
+                        return .some(.batch(sequence: sequence, batch: batch))
+                    }
                     return state.closed ? .some(nil) : nil
                 }, waited: profile?.addWait) {
-                    let output = work(worker, batch)
-                    state.update { $0.done[sequence] = output }
+                    switch job {
+                    case .batch(let sequence, let batch):
+                        let output = work(worker, batch)
+                        state.update { $0.done[sequence] = output }
+                    case .chore(let chore):
+                        chore()
+                        let isLast = state.withLock { state in
+                            state.choresLeft -= 1
+                            return state.choresLeft == 0
+                        }
+                        // Only the last chore wakes the thread waiting for them all.
+                        if isLast { state.update { _ in } }
+                    }
                 }
                 profile?.threadEnds()
                 state.update { $0.running -= 1 }
@@ -63,7 +88,7 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
     }
 
     /// Takes batches from `next` until it gives `nil`, handing each batch's output to `take` in
-    /// input order, then stops the threads. An error from `next` stops reading; the batches read
+    /// input order, until every batch is taken. An error from `next` stops reading; the batches read
     /// before it are still taken, then it is thrown. The calling thread's CPU time outside `next`
     /// and `take` (handing batches over and back) is the profile's `order` stage.
     func run<Failure: Error>(next: () throws(Failure) -> Batch?, take: (Output) -> Void) throws(Failure) {
@@ -83,7 +108,6 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
     }
 
     private func runUnprofiled<Failure: Error>(next: () throws(Failure) -> Batch?, take: (Output) -> Void) throws(Failure) {
-        defer { close() }
         if let fallback {
             while let batch = try next() { take(fallback.work(fallback.worker, batch)) }
             return
@@ -119,8 +143,25 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
         if let failure { throw failure }
     }
 
+    /// Calls `body` with every index of `0..<count` on the pool's threads, in any order, and
+    /// returns when every call has returned (on the calling thread when no thread started).
+    /// What one call writes, the calls of a later `forEach` read safely: the pool's lock orders them.
+    func forEach(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        guard count > 0 else { return }
+        if fallback != nil {
+            for index in 0..<count { body(index) }
+            return
+        }
+        state.update { state in
+            // Taken from the end: the lowest indices first.
+            state.chores += (0..<count).reversed().map { index in { body(index) } }
+            state.choresLeft += count
+        }
+        state.wait(until: { $0.choresLeft == 0 ? () : nil }, waited: profile?.addWait)
+    }
+
     /// Lets the threads finish and waits for them.
-    private func close() {
+    deinit {
         state.update { $0.closed = true }
         state.wait { $0.running == 0 ? () : nil }
     }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Values the calling thread is done with, freed by the worker threads (`free`, before their
 /// next item) rather than by the calling thread, which every worker waits for: a stream's
-/// delivered batches, a split body's part sessions once absorbed.
+/// delivered batches.
 final class Retired<Value: Sendable>: Sendable {
     private let values = Mutex<[Value]>([])
 

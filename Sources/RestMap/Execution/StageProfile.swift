@@ -29,9 +29,11 @@ public final class StageProfile: Sendable {
         case parse
         /// Mapping representations into records.
         case map
-        /// Merging identities across parts; leaving out a stream's elements whose records conflict.
+        /// The calling thread's share of merging a split body's parts (counting between the merge's
+        /// phases, gathering roots and errors); leaving out a stream's elements whose records conflict.
         case merge
-        /// Checking a stream's identities against earlier elements' (the ledger's shards), on the mapping threads.
+        /// Checking identities across a stream's elements (the ledger's shards), or merging a split
+        /// body's parts by identification, on the mapping threads.
         case claim
         /// Handing batches to the workers and taking them back in order.
         case order

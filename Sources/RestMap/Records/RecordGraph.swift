@@ -8,6 +8,19 @@ struct RecordData: Sendable {
     var values: [Value?]
     /// Record indices per relationship slot; `nil` = never assigned.
     var relations: [[Int]?]
+
+    /// Assigns `related` to the relationship in `slot` as `policy` says: replacing what it
+    /// holds, or adding the records it lacks.
+    mutating func assign(_ related: [Int], slot: Int, policy: AssignmentPolicy) {
+        switch policy {
+        case .set, .replace:
+            relations[slot] = related
+        case .union:
+            var merged = relations[slot] ?? []
+            for index in related where !merged.contains(index) { merged.append(index) }
+            relations[slot] = merged
+        }
+    }
 }
 
 /// The records of one mapping result, immutable once built and shared by every `Record` of it.

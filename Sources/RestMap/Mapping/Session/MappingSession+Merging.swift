@@ -1,72 +1,248 @@
 import RestMapJSON
 
 extension MappingSession {
-    /// Makes room for `factor` times the records and identities the session holds.
-    func reserve(scaledBy factor: Double) {
-        records.reserveCapacity(Int(Double(records.count) * factor))
-        for entity in identities.indices where !identities[entity].isEmpty {
-            identities[entity].reserveCapacity(Int(Double(identities[entity].count) * factor))
+    /// Merges the sessions of a split body's parts (in input order) into the first, on the
+    /// pool's threads, as mapping their elements one after another in one session would have:
+    /// records merged by identification (a later part's values written over an earlier one's,
+    /// its relationships assigned by their policy), each record where it was first mapped, and
+    /// the errors in input order. Returns the merged session and the parts' roots in it.
+    ///
+    /// The parts give their records up. The merged session's identities are not merged: it
+    /// holds a result, and nothing more is mapped into it.
+    static func merge<Worker, Batch, Output>(_ parts: [MappedRun], plan: MappingPlan, on pool: OrderedWorkers<Worker, Batch, Output>,
+                                             shardCount: Int, profile: StageProfile?) -> (session: MappingSession, roots: [Int]) {
+        guard parts.count > 1 else { return (parts[0].session, parts[0].roots) }
+        return SessionMerge(parts, plan: plan, shardCount: shardCount, profile: profile).run(on: pool)
+    }
+
+    /// The session's identified records, cut into `shardCount` shards by entity and identification.
+    fileprivate func claims(shardCount: Int) -> [[SessionMerge.Claim]] {
+        var shards = Array(repeating: [SessionMerge.Claim](), count: shardCount)
+        for (entity, identified) in identities.enumerated() where !identified.isEmpty {
+            identified.forEach { key, record in
+                shards[SessionMerge.shard(of: key, entity: entity, count: shardCount)].append(.init(entity: entity, key: key, record: record))
+            }
+        }
+        return shards
+    }
+}
+
+/// Merging parts' sessions in phases, each on every thread of the pool and each after the one
+/// before has finished; the calling thread only counts between two of them and gathers the
+/// roots and errors:
+///
+/// 1. **claim** (per part): the part's identified records, cut into shards by identification;
+/// 2. **resolve** (per shard): the shard's claims, part after part in input order, against the
+///    identifications before them: a record whose identification an earlier part has is a
+///    duplicate of that part's record (each part's own records are merged already);
+/// 3. **number** (per part): the part's new records are numbered after those of the parts before
+///    it (their counts summed on the calling thread), each duplicate as its earlier record;
+/// 4. **place** (per part): relationships translated to those numbers, new records moved into the
+///    merged array, roots translated;
+/// 5. **merge** (per shard): each duplicate merged into its record, in input order;
+/// 6. **free** (per part): what is left of the part (its duplicates).
+///
+/// A record is merged by one shard only, so no two threads change one record. Phases touch
+/// shared state only as above (a part's state by the part's call, a merged record by its
+/// shard's call; everything else read-only), and the pool's lock orders each phase before the
+/// next: that is what makes the unchecked `Sendable` conformances below sound.
+private struct SessionMerge: Sendable {
+    /// An identified record of a part's session.
+    struct Claim: Sendable {
+        var entity: Int
+        var key: IdentityKey
+        var record: Int
+    }
+
+    /// A part's record whose identification an earlier part's record has.
+    struct Duplicate: Sendable {
+        var part: Int
+        var record: Int
+        var earlierPart: Int
+        var earlierRecord: Int
+    }
+
+    final class Part: @unchecked Sendable {
+        let session: MappingSession
+        var roots: [Int]
+        /// Per shard, the part's identified records (phases 1–3).
+        var claims: [[Claim]] = []
+        /// Each record's number in the merged array (phases 3–6).
+        var numbers: [Int] = []
+        /// Where its new records begin in the merged array.
+        var offset = 0
+
+        init(_ run: MappedRun) {
+            session = run.session
+            roots = run.roots
         }
     }
 
-    /// Takes the records and errors of a session that mapped the elements after this one's,
-    /// merging records by identification as `store` does and assigning their relationships as
-    /// `assign` does, in the other session's record order: what mapping those elements in this
-    /// session would have given. Returns the other session's roots as records of this one.
-    /// `other` gives its records up: they are moved, not copied, and it is left with those merged
-    /// into records of this session, to be freed with it (on another thread, if its owner wishes).
-    func absorb(_ other: MappingSession, roots: [Int]) -> [Int] {
-        // Merging the other session's records may change this one's: what it remembers of the
-        // representations it mapped no longer tells their records.
-        forgetRepresentations()
-        var absorbed: [RecordData] = []
-        swap(&absorbed, &other.records)
-        // Room for the other session's records and identities at once (at least doubling, so
-        // absorbing many parts stays linear), not by regrowing record by record.
-        let recordsNeeded = records.count + absorbed.count
-        if recordsNeeded > records.capacity { records.reserveCapacity(Swift.max(recordsNeeded, 2 * records.capacity)) }
-        for (entity, identified) in other.identities.enumerated() where !identified.isEmpty {
-            identities[entity].reserveCapacity(identities[entity].count + identified.count)
+    final class Shard: @unchecked Sendable {
+        /// The shard's duplicates, part after part.
+        var duplicates: [Duplicate] = []
+        /// `ends[part]`: where the part's duplicates end in `duplicates`.
+        var ends: [Int] = []
+
+        func duplicates(of part: Int) -> ArraySlice<Duplicate> {
+            duplicates[(part == 0 ? 0 : ends[part - 1])..<ends[part]]
         }
-        var local = [Int](repeating: 0, count: absorbed.count)
-        var merged = [Bool](repeating: false, count: absorbed.count)
-        for index in absorbed.indices {
-            let entity = plan.entities[absorbed[index].entity]
-            if let existing = mergeIntoKnown(absorbed[index].values, entity: entity) {
-                local[index] = existing
-                merged[index] = true
-            } else {
-                // New here: the record itself moves over (swapped out, so nothing is retained
-                // for it or released after), its relationships translated below.
-                local[index] = records.count
-                var record = RecordData(entity: entity.index, values: [], relations: [])
-                swap(&record, &absorbed[index])
-                records.append(record)
+    }
+
+    /// The merged array while it is filled (phases 4 and 5).
+    struct MergedRecords: @unchecked Sendable {
+        let base: UnsafeMutablePointer<RecordData>
+    }
+
+    let parts: [Part]
+    let shards: [Shard]
+    let plan: MappingPlan
+    let profile: StageProfile?
+
+    init(_ runs: [MappedRun], plan: MappingPlan, shardCount: Int, profile: StageProfile?) {
+        parts = runs.map(Part.init)
+        shards = (0..<shardCount).map { _ in Shard() }
+        self.plan = plan
+        self.profile = profile
+    }
+
+    /// The shard of an identification: the top bits of a multiplicative hash (seeded by
+    /// `Hasher` but for whole numbers, the common case, which are mixed directly).
+    static func shard(of key: IdentityKey, entity: Int, count: Int) -> Int {
+        let hash: UInt64 = if case .single(.integer(let number)) = key {
+            UInt64(bitPattern: number) &+ UInt64(entity) << 56
+        } else {
+            UInt64(bitPattern: Int64(key.hashValue)) &+ UInt64(entity)
+        }
+        return Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 32) % count
+    }
+
+    func run<Worker, Batch, Output>(on pool: OrderedWorkers<Worker, Batch, Output>) -> (session: MappingSession, roots: [Int]) {
+        let (parts, shards, profile) = (parts, shards, profile)
+        pool.forEach(parts.count) { part in
+            profile.measure(.claim) { parts[part].claims = parts[part].session.claims(shardCount: shards.count) }
+        }
+        pool.forEach(shards.count) { shard in profile.measure(.claim) { resolve(shard) } }
+        let total = profile.measure(.merge) { () -> Int in
+            var total = 0
+            for (index, part) in parts.enumerated() {
+                part.offset = total
+                total += part.session.records.count - shards.reduce(0) { $0 + $1.duplicates(of: index).count }
+            }
+            return total
+        }
+        pool.forEach(parts.count) { part in profile.measure(.claim) { number(part) } }
+        let records = [RecordData](unsafeUninitializedCapacity: total) { buffer, initialized in
+            // No records at all (every element failed): nothing to place or merge.
+            guard let base = buffer.baseAddress, total > 0 else { return }
+            let merged = MergedRecords(base: base)
+            pool.forEach(parts.count) { part in profile.measure(.claim) { place(part, into: merged) } }
+            pool.forEach(shards.count) { shard in profile.measure(.claim) { mergeDuplicates(of: shard, into: merged) } }
+            initialized = total
+        }
+        let (roots, errors) = profile.measure(.merge) { () -> ([Int], [MappingError]) in
+            var roots = parts[0].roots, errors = parts[0].session.errors
+            for part in parts.dropFirst() {
+                roots += part.roots
+                errors += part.session.errors
+            }
+            return (roots, errors)
+        }
+        pool.forEach(parts.count) { part in
+            profile.measure(.claim) {
+                parts[part].session.records = []
+                parts[part].numbers = []
             }
         }
-        // Relationships once every record has its index here, translated where they lie (the
-        // moved records are this session's alone, so no array is copied for it).
-        func translate(_ relations: inout [[Int]?]) {
-            for slot in relations.indices {
-                relations[slot]?.withUnsafeMutableBufferPointer { related in
-                    for position in related.indices { related[position] = local[related[position]] }
+        let session = parts[0].session
+        session.records = records
+        session.errors = errors
+        return (session, roots)
+    }
+
+    /// Phase 2: the shard's claims in input order against those before them.
+    private func resolve(_ shard: Int) {
+        var identities = Array(repeating: IdentityIndex(), count: plan.entities.count)
+        var claimCounts = Array(repeating: 0, count: plan.entities.count)
+        for part in parts {
+            for claim in part.claims[shard] { claimCounts[claim.entity] += 1 }
+        }
+        for entity in identities.indices where claimCounts[entity] > 0 { identities[entity].reserveCapacity(claimCounts[entity]) }
+        var duplicates: [Duplicate] = []
+        var ends: [Int] = []
+        ends.reserveCapacity(parts.count)
+        for (index, part) in parts.enumerated() {
+            for claim in part.claims[shard] {
+                // A part has fewer than 2^32 records, and fewer than 2^31 parts make a body.
+                guard let earlier = identities[claim.entity].positionOrInsert(claim.key, index << 32 | claim.record) else { continue }
+                duplicates.append(Duplicate(part: index, record: claim.record, earlierPart: earlier >> 32, earlierRecord: earlier & 0xFFFF_FFFF))
+            }
+            ends.append(duplicates.count)
+        }
+        shards[shard].duplicates = duplicates
+        shards[shard].ends = ends
+    }
+
+    /// Phase 3: numbers for the part's new records, after those of the parts before it
+    /// (duplicates are numbered in phase 4, once their earlier parts are numbered).
+    private func number(_ index: Int) {
+        let part = parts[index]
+        part.claims = []
+        var numbers = Array(repeating: 0, count: part.session.records.count)
+        for shard in shards {
+            for duplicate in shard.duplicates(of: index) { numbers[duplicate.record] = -1 }
+        }
+        var next = part.offset
+        for record in numbers.indices where numbers[record] == 0 {
+            numbers[record] = next
+            next += 1
+        }
+        part.numbers = numbers
+    }
+
+    /// Phase 4: the part's relationships and roots translated to merged numbers, and its new
+    /// records moved into the merged array (a duplicate's number is that of an earlier part's
+    /// record, below the part's offset).
+    private func place(_ index: Int, into merged: MergedRecords) {
+        let part = parts[index]
+        var numbers = part.numbers
+        for shard in shards {
+            for duplicate in shard.duplicates(of: index) {
+                numbers[duplicate.record] = parts[duplicate.earlierPart].numbers[duplicate.earlierRecord]
+            }
+        }
+        numbers.withUnsafeBufferPointer { numbers in
+            part.session.records.withUnsafeMutableBufferPointer { records in
+                for record in records.indices {
+                    for slot in records[record].relations.indices {
+                        records[record].relations[slot]?.withUnsafeMutableBufferPointer { related in
+                            for position in related.indices { related[position] = numbers[related[position]] }
+                        }
+                    }
+                    guard numbers[record] >= part.offset else { continue }
+                    var moved = RecordData(entity: 0, values: [], relations: [])
+                    swap(&moved, &records[record])
+                    (merged.base + numbers[record]).initialize(to: moved)
                 }
             }
+            for root in part.roots.indices { part.roots[root] = numbers[part.roots[root]] }
         }
-        for index in absorbed.indices {
-            guard merged[index] else {
-                translate(&records[local[index]].relations)
-                continue
+    }
+
+    /// Phase 5: the shard's duplicates merged into their records, in input order: values
+    /// written over (as `MappingSession.mergeIntoKnown` does), relationships assigned.
+    private func mergeDuplicates(of shard: Int, into merged: MergedRecords) {
+        for duplicate in shards[shard].duplicates {
+            let target = merged.base + parts[duplicate.earlierPart].numbers[duplicate.earlierRecord]
+            let source = parts[duplicate.part].session.records[duplicate.record]
+            for (slot, value) in source.values.enumerated() where value != nil {
+                target.pointee.values[slot] = value
             }
-            translate(&absorbed[index].relations)
-            let relationships = plan.entities[absorbed[index].entity].relationships
-            for (slot, related) in absorbed[index].relations.enumerated() {
+            let relationships = plan.entities[source.entity].relationships
+            for (slot, related) in source.relations.enumerated() {
                 guard let related else { continue }
-                assign(related, to: local[index], slot: slot, policy: relationships[slot].assignment)
+                target.pointee.assign(related, slot: slot, policy: relationships[slot].assignment)
             }
         }
-        errors += other.errors
-        swap(&absorbed, &other.records)
-        return roots.map { local[$0] }
     }
 }

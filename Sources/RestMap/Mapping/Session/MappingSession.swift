@@ -481,14 +481,7 @@ final class MappingSession {
     }
 
     func assign(_ related: [Int], to record: Int, slot: Int, policy: AssignmentPolicy) {
-        switch policy {
-        case .set, .replace:
-            records[record].relations[slot] = related
-        case .union:
-            var merged = records[record].relations[slot] ?? []
-            for index in related where !merged.contains(index) { merged.append(index) }
-            records[record].relations[slot] = merged
-        }
+        records[record].assign(related, slot: slot, policy: policy)
     }
 
     /// Resolves `connect` relationships against every record of the result, in any order.

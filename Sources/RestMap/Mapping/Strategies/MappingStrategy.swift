@@ -7,7 +7,7 @@ import RestMapJSON
 /// The strategies, each in its own file:
 /// - `SplitBodyMapping`: a large body that is one array of one descriptor's representations, cut
 ///   into parts mapped on `options.jobs` threads (`OrderedWorkers`) and merged by the session
-///   (`MappingSession.absorb`); a body it turns out not to be able to cut goes to
+///   on the same threads (`MappingSession.merge`); a body it turns out not to be able to cut goes to
 ///   `WholeDocumentMapping`;
 /// - `WholeDocumentMapping`: the body parsed into one document and mapped on the calling thread.
 ///

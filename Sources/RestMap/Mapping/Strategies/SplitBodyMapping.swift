@@ -5,7 +5,7 @@ import RestMapJSON
 ///
 /// - With several jobs, each part is parsed and mapped on a thread of the pool (`OrderedWorkers`)
 ///   with a plan of its own, into a session of its own, so the threads share no document and no
-///   plan; the sessions are then merged into the first, in input order (`MappingSession.absorb`).
+///   plan; the sessions are then merged on the same threads (`MappingSession.merge`).
 /// - With one job, the parts (about a megabyte each) are parsed one after another on the calling
 ///   thread and mapped into one session: one part's document at a time, its memory reused by the
 ///   next, instead of a document of the whole body, whose fresh pages the kernel had to clear
@@ -69,16 +69,12 @@ struct SplitBodyMapping: MappingStrategy {
         if jobs == 1 { return mapPartsInOneSession(response, profile: profile) }
         let workers = [mapper] + (1..<jobs).map { _ in mapper.withOwnPlan() }
         let (entity, metadata) = (entity, response.metadata)
-        // More parts than threads, so a thread that finishes early takes another, and the
-        // absorbing of the last parts, after the threads finish, is short.
+        // More parts than threads, so a thread that finishes early takes another.
         let partCount = 8 * jobs
+        let plan = mapper.plan
         if let parts = profile.measure(.cut, { ArrayParts(body, count: partCount) }) {
-            var absorbed = Absorbed(profile: profile)
-            // The first part tells how many records and identities the whole body brings.
-            absorbed.scale = Double(body.count) / Double(parts.byteCount(ofPart: 0))
-            let retired = absorbed.retired
+            var mapped = MappedParts()
             let pool = OrderedWorkers(workers: workers, profile: profile) { (worker: Mapper, part: Int) -> MappedRun? in
-                profile.measure(.map) { retired.free() }
                 guard let (nodes, firstIndex) = profile.measure(.parse, { parts.elements(ofPart: part, profile: profile) }) else { return nil }
                 return profile.measure(.map) { Self.map(nodes, firstIndex: firstIndex, entity: entity, metadata: metadata, with: worker) }
             }
@@ -86,29 +82,26 @@ struct SplitBodyMapping: MappingStrategy {
             pool.run(next: {
                 defer { next += 1 }
                 return next < parts.count ? next : nil
-            }, take: { absorbed.take(MappedPart($0)) })
+            }, take: { mapped.take(MappedPart($0)) })
             // A part that does not parse was cut inside an element (or the body is malformed):
             // the stream below splits it element by element.
-            if !absorbed.malformed, let session = absorbed.session { return (session, absorbed.roots) }
+            if let merged = mapped.merged(plan: plan, on: pool, jobs: jobs, profile: profile) { return merged }
         }
         guard body.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[") else { return nil }
-        var absorbed = Absorbed(profile: profile)
-        let retired = absorbed.retired
+        var mapped = MappedParts()
         let pool = OrderedWorkers(workers: workers, profile: profile) { worker, batch in
-            profile.measure(.map) { retired.free() }
-            return Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile)
+            Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile)
         }
         var stream = JSONElementStream(bytes: body, layout: .array(keys: []))
         let batchBytes = max(body.count / partCount, 1 << 16)
         do {
             try pool.run(next: { () throws(JSONStreamError) in
                 try profile.measure(.cut) { () throws(JSONStreamError) in try stream.nextBatch(targetBytes: batchBytes) }
-            }, take: { absorbed.take(MappedPart($0)) })
+            }, take: { mapped.take(MappedPart($0)) })
         } catch {
             return nil
         }
-        guard !absorbed.malformed, let session = absorbed.session else { return nil }
-        return (session, absorbed.roots)
+        return mapped.merged(plan: plan, on: pool, jobs: jobs, profile: profile)
     }
 
     /// One job: the parts parsed one after another and mapped into one session, each part's
@@ -173,45 +166,28 @@ struct SplitBodyMapping: MappingStrategy {
         }
     }
 
-    /// The sessions of the parts taken so far, in order, absorbed into the first.
-    struct Absorbed {
-        let profile: StageProfile?
-        /// The parts absorbed, with the records their merge left over, for the mapping threads
-        /// to free before their next part instead of the calling thread.
-        let retired = Retired<MappedRun>()
-        var session: MappingSession?
-        var roots: [Int] = []
-        var malformed = false
-        /// How many times the first part the whole body is, when known before mapping (0: not known).
-        var scale = 0.0
-
-        init(profile: StageProfile?) {
-            self.profile = profile
-        }
+    /// The sessions of the parts mapped so far, in input order, merged once all are mapped.
+    struct MappedParts {
+        private var runs: [MappedRun] = []
+        private(set) var malformed = false
 
         mutating func take(_ part: MappedPart) {
             guard !malformed else { return }
-            let run: MappedRun
             switch part {
-            case .mapped(let mapped): run = mapped
+            case .mapped(let run): runs.append(run)
             case .empty: return
-            case .failed:
-                malformed = true
-                return
+            case .failed: malformed = true
             }
-            if let session {
-                roots += profile.measure(.merge) { session.absorb(run.session, roots: run.roots) }
-                retired.retire(run)
-            } else {
-                session = run.session
-                roots = run.roots
-                // Room for the whole body's roots, records and identities at once, instead of
-                // rehashing as each part is absorbed.
-                if scale > 1, !run.roots.isEmpty {
-                    roots.reserveCapacity(Int(Double(run.roots.count) * scale))
-                    run.session.reserve(scaledBy: scale)
-                }
-            }
+        }
+
+        /// The parts merged into one session on the threads of `pool` (`MappingSession.merge`);
+        /// `nil` when a part did not parse, or none was mapped.
+        func merged<Worker, Batch, Output>(plan: MappingPlan, on pool: OrderedWorkers<Worker, Batch, Output>, jobs: Int,
+                                           profile: StageProfile?) -> (session: MappingSession, roots: [Int])? {
+            guard !malformed, !runs.isEmpty else { return nil }
+            // Enough shards that the threads share the work evenly; few enough that each part's
+            // claims stay cheap to cut.
+            return MappingSession.merge(runs, plan: plan, on: pool, shardCount: min(4 * jobs, 64), profile: profile)
         }
     }
 
@@ -265,8 +241,8 @@ struct SplitBodyMapping: MappingStrategy {
     }
 }
 
-/// A session filled by one thread and handed to the thread that absorbs it; never used by two
-/// threads at once.
+/// A session filled by one thread and handed to the merge (`MappingSession.merge`), whose phases
+/// never use one session on two threads at once.
 struct MappedRun: @unchecked Sendable {
     var session: MappingSession
     var roots: [Int]

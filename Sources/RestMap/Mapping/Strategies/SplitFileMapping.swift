@@ -8,7 +8,7 @@ import RestMapJSON
 ///   the one before stopped (`ArrayChunkChain`, guessing nothing), and mapped into one session
 ///   (`OneSession`), as a body in memory is.
 /// - With several, each thread cuts its own chunk (`ArrayChunkChain`, as a streamed array in a
-///   file is cut), maps it into a session of its own, and the sessions are absorbed in order.
+///   file is cut), maps it into a session of its own, and the sessions are merged (`MappingSession.merge`).
 ///
 /// Either way the records, their order, the merges and the errors are those of the same bytes
 /// mapped from memory. A chunk that does not read or parse (the body is malformed, or not an
@@ -48,19 +48,15 @@ extension SplitBodyMapping {
         }
         let workers = [mapper] + (1..<jobs).map { _ in mapper.withOwnPlan() }
         let (entity, metadata) = (entity, response.metadata)
-        var absorbed = Absorbed(profile: profile)
-        absorbed.scale = Double(byteCount) / Double(partBytes)
-        let retired = absorbed.retired
+        var mapped = MappedParts()
         let pool = OrderedWorkers(workers: workers, profile: profile) { (worker: Mapper, number: Int) -> MappedPart in
-            profile.measure(.map) { retired.free() }
             let (batch, failure) = chain.cut(chunk: number, profile: profile)
             guard failure == nil else { return .failed }
             guard let batch else { return .empty }
             return MappedPart(Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile))
         }
         // After a part that failed, no more are read: the body is mapped from memory then.
-        pool.run(next: { absorbed.malformed ? nil : chunks.nextChunk() }, take: { absorbed.take($0) })
-        guard !absorbed.malformed, let session = absorbed.session else { return nil }
-        return (session, absorbed.roots)
+        pool.run(next: { mapped.malformed ? nil : chunks.nextChunk() }, take: { mapped.take($0) })
+        return mapped.merged(plan: mapper.plan, on: pool, jobs: jobs, profile: profile)
     }
 }
