@@ -80,7 +80,7 @@ struct MapCommand: ParsableCommand {
     var verbose = false
 
     @Flag(name: .long, help: ArgumentHelp(
-        "Print on standard error where the CPU time went: per stage (read, pread, cut, split, scan, parse, map, claim, merge, order, render, write) and thread, the serial fraction and the speed-ups it predicts (also RESTMAP_PROFILE=1; see Docs/Pipelines.md)."))
+        "Print on standard error where the CPU time went: per stage (read, pread, cut, split, scan, parse, map, claim, merge, order, render, write) and thread, the serial fraction and the speed-ups it predicts (also RESTMAP_PROFILE=1; --jobs above the cores is then kept as given; see Docs/Pipelines.md)."))
     var profile = false
 
     @Argument(help: ArgumentHelp("The response body; '-' or nothing reads standard input.", valueName: "BODY-FILE"))
@@ -108,14 +108,16 @@ struct MapCommand: ParsableCommand {
         }
         defer { if descriptor != 0 { close(descriptor) } }
         let profile = profile || ProcessEnvironment.value("RESTMAP_PROFILE") == "1" ? StageProfile() : nil
-        defer { if let profile { Terminal.error(profile.report(totalCPU: StageProfile.processCPU())) } }
+        defer {
+            if let profile { Terminal.error(profile.report(totalCPU: StageProfile.processCPU(), callerCPU: StageProfile.currentThreadCPU)) }
+        }
         let source = CommandInput.describe(descriptor, path: body)
         let size = CommandInput.regularFileSize(descriptor)
         if let size, let maxBody, size > maxBody {
             try refuse(CommandInput.InputTooLarge(what: "body", source: source, maximumBytes: maxBody, fileSize: size, bytesRead: 0))
         }
         if streaming.isStreaming {
-            if verbose { Terminal.error("restmap: streaming the body (\(streaming.stream ? "--stream" : "--input ndjson")) on \(streaming.jobs) thread(s)\n") }
+            if verbose { Terminal.error("restmap: streaming the body (\(streaming.stream ? "--stream" : "--input ndjson")) on \(jobs(profile)) thread(s)\n") }
             return try mapStream(with: try plugins.mapper(for: schema), descriptor: descriptor, profile: profile)
         }
         let threshold = try StreamingOptions.threshold()
@@ -156,18 +158,18 @@ struct MapCommand: ParsableCommand {
                 outcome = size != nil ? nil : CommandInput.readToEnd(descriptor, after: prefix, maximumBytes: limit)
             } else {
                 if verbose {
-                    Terminal.error("restmap: streaming the body (more than \(threshold) bytes) on \(streaming.jobs) thread(s)\n")
+                    Terminal.error("restmap: streaming the body (more than \(threshold) bytes) on \(jobs(profile)) thread(s)\n")
                 }
                 return try mapStream(with: mapper, descriptor: descriptor, prefix: prefix, profile: profile)
             }
         }
-        let options = MappingOptions(strict: strict, jobs: streaming.jobs, profile: profile)
+        let options = MappingOptions(strict: strict, jobs: jobs(profile), profile: profile)
         // From where the descriptor is: standard input may be a file read partly already.
         if outcome == nil, let file = FileDescriptorSource(descriptor: descriptor).positional,
            let result = try mapOrExit(try response(body: []), with: mapper, { (response) throws(MappingFailure) in
                try mapper.map(response, bodyIn: file, options: options)
            }) {
-            if verbose { Terminal.error("restmap: mapped the body (\(file.count()) bytes) in parts read by \(streaming.jobs) thread(s)\n") }
+            if verbose { Terminal.error("restmap: mapped the body (\(file.count()) bytes) in parts read by \(jobs(profile)) thread(s)\n") }
             return try finish(result, profile: profile)
         }
         let bytes: [UInt8]
@@ -177,7 +179,7 @@ struct MapCommand: ParsableCommand {
         } catch let tooLarge as CommandInput.InputTooLarge {
             try refuse(tooLarge)
         }
-        if verbose { Terminal.error("restmap: mapping the whole body (\(bytes.count) bytes) on \(streaming.jobs) thread(s)\n") }
+        if verbose { Terminal.error("restmap: mapping the whole body (\(bytes.count) bytes) on \(jobs(profile)) thread(s)\n") }
         let result = try mapOrExit(try response(body: bytes), with: mapper) { (response) throws(MappingFailure) in try mapper.map(response, options: options) }
         try finish(result, profile: profile)
     }
@@ -197,8 +199,14 @@ struct MapCommand: ParsableCommand {
     }
 
     /// Writes the records of a whole body and reports the ones that failed (status 1 then).
+    /// The threads to map on: `--jobs` lowered to the cores, or as given when profiling, so that
+    /// what the calling thread does for many threads can be measured on a machine with few cores.
+    func jobs(_ profile: StageProfile?) -> Int {
+        profile == nil ? streaming.jobs : streaming.threads.requestedJobs
+    }
+
     private func finish(_ result: MappingResult, profile: StageProfile?) throws {
-        output.write(result.records, jobs: streaming.jobs, profile: profile)
+        output.write(result.records, jobs: jobs(profile), profile: profile)
         for error in result.errors {
             Terminal.error("restmap: record failed: \(error)\n")
         }

@@ -83,7 +83,7 @@ extension MapCommand {
         var failed = false
         do {
             let source = BodySource(prefix: prefix, descriptor: descriptor, maximumBytes: maxBody)
-            let options = StreamOptions(input: streaming.streamInput, jobs: streaming.jobs,
+            let options = StreamOptions(input: streaming.streamInput, jobs: jobs(profile),
                                         maximumElementBytes: maxBody ?? CommandInput.defaultMaximumBytes, profile: profile)
             try RecordWriter.writeStream(try response(body: []), from: source, mapper: mapper, options: options, format: format,
                                          write: { bytes in profile.measure(.write) { Terminal.write(bytes) } },

@@ -3,8 +3,9 @@ import FoundationEssentials
 
 /// `--jobs`: how many threads map a large body, for the commands that map one.
 ///
-/// More threads than cores do not map faster: a value above `helpfulMaximum` is lowered to it,
-/// and a value above `ceiling` is a usage error (it is a typing mistake, not a wish).
+/// More threads than cores do not map faster: a value above `helpfulMaximum` is lowered to it
+/// (`restmap map --profile` keeps it, to measure), and a value above `ceiling` is a usage error
+/// (it is a typing mistake, not a wish).
 package struct JobsOption: ParsableArguments {
     package init() {}
 

@@ -61,7 +61,44 @@ struct StageProfileTests {
         #expect(profile.report(totalCPU: total).contains("untimed"))
     }
 
-    @Test("A split body is profiled on every thread: parts parse and map on workers, the caller merges")
+    @Test("Given the calling thread's CPU time, only its unclaimed time is serial; other threads' time outside any accounting is not")
+    func callerTimeIsTheSerialRemainder() {
+        let profile = StageProfile()
+        profile.measure(.cut) { Self.spin(milliseconds: 10) }
+        let ms = Duration.milliseconds
+        let cut = profile.cpuByThread[0][.cut] ?? .zero
+        // The caller spent 10 ms more than it claimed; the process 30 ms more than that (threads
+        // ending, a thread that never reports).
+        let caller = cut + ms(10), total = cut + ms(40)
+        let fraction = profile.serialFraction(totalCPU: total, callerCPU: caller)
+        #expect(abs(fraction - StageProfile.seconds(cut + ms(10)) / StageProfile.seconds(total)) < 1e-9)
+        // Without the caller's time, everything unclaimed counts as serial.
+        #expect(abs(profile.serialFraction(totalCPU: total) - 1) < 1e-9)
+        let report = profile.report(totalCPU: total, callerCPU: caller)
+        #expect(report.contains("threads") && report.contains("30.0"), "\(report)")
+    }
+
+    @Test("Threads started one after another, which may share an identifier, all count their untimed time")
+    func untimedTimeOfSuccessiveThreads() async {
+        let profile = StageProfile()
+        for _ in 0..<3 {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                SystemThread.start {
+                    profile.measure(.map) { Self.spin(milliseconds: 5) }
+                    Self.spin(milliseconds: 20)
+                    profile.threadEnds()
+                    done.resume()
+                }
+            }
+            // Time for the thread to end, so the next one may take its identifier (glibc reuses
+            // an ended thread's; other tests' threads may take it first).
+            usleep(20_000)
+        }
+        let untimed = StageProfile.seconds(profile.untimedOnWorkers)
+        #expect(untimed >= 0.059 && untimed < 0.5, "\(untimed)")
+    }
+
+    @Test("A split body is profiled on every thread: parts parse, map and merge on workers, the caller counts between the merge's phases")
     func splitBodyProfile() throws {
         let mapper = try mapper()
         let body = ParallelMappingTests.body()
@@ -76,6 +113,8 @@ struct StageProfileTests {
             #expect(worker[.parse, default: .zero] > .zero && worker[.map, default: .zero] > .zero)
             #expect(worker[.merge] == nil)
         }
+        // The workers merge the parts by identification.
+        #expect(threads.dropFirst().reduce(Duration.zero) { $0 + $1[.claim, default: .zero] } > .zero)
     }
 
     @Test("One thread: a stream's stages are all on the calling thread, and rendering is timed where it runs")

@@ -4,12 +4,24 @@
 ///
 /// Every read and write of the state happens inside `withLock`, `update` or `wait(until:)`;
 /// that is what makes the unchecked `Sendable` conformance sound.
+///
+/// Threads waiting for different things can wait on different conditions (`wait(on:)`), so that
+/// an update wakes only those it may concern (`update(waking:)`).
 final class Monitor<State>: @unchecked Sendable {
-    private let condition = ConditionLock()
+    private let condition: ConditionLock
     private var state: State
 
-    init(_ state: State) {
+    /// Whom an update wakes.
+    enum Waking {
+        /// One thread waiting on the condition.
+        case one(Int)
+        /// Every thread waiting on the condition.
+        case all(Int)
+    }
+
+    init(_ state: State, conditions: Int = 1) {
         self.state = state
+        condition = ConditionLock(conditions: conditions)
     }
 
     /// Reads or changes the state without waking anyone.
@@ -24,16 +36,30 @@ final class Monitor<State>: @unchecked Sendable {
     func update<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         condition.lock()
         defer {
-            condition.broadcast()
+            condition.broadcastAll()
             condition.unlock()
         }
         return try body(&state)
     }
 
-    /// Waits until `ready` gives a value (it runs with the lock held, first at once, then each
-    /// time another thread updates the state), and returns that value; `waited` learns the wall
+    /// Changes the state and wakes the threads `waking` names.
+    @discardableResult
+    func update<Result>(waking: Waking, _ body: (inout State) throws -> Result) rethrows -> Result {
+        condition.lock()
+        defer {
+            switch waking {
+            case .one(let index): condition.signal(index)
+            case .all(let index): condition.broadcast(index)
+            }
+            condition.unlock()
+        }
+        return try body(&state)
+    }
+
+    /// Waits on a condition until `ready` gives a value (it runs with the lock held, first at
+    /// once, then each time another thread updates the state and wakes this one), and returns that value; `waited` learns the wall
     /// time spent waiting, for the stage profile.
-    func wait<Result>(until ready: (inout State) -> Result?, waited: ((Duration) -> Void)? = nil) -> Result {
+    func wait<Result>(on conditionIndex: Int = 0, until ready: (inout State) -> Result?, waited: ((Duration) -> Void)? = nil) -> Result {
         condition.lock()
         defer { condition.unlock() }
         if let result = ready(&state) { return result }
@@ -41,7 +67,7 @@ final class Monitor<State>: @unchecked Sendable {
         let start = clock.now
         defer { waited?(clock.now - start) }
         while true {
-            condition.wait()
+            condition.wait(on: conditionIndex)
             if let result = ready(&state) { return result }
         }
     }

@@ -8,7 +8,10 @@ import FoundationEssentials
 /// output (`RecordWriter.write`). Its one primitive is `Monitor`.
 ///
 /// - Each thread has a worker of its own (a `Mapper` with its own plan, a graph of its own), so
-///   threads never update the reference counts of one shared object.
+///   threads never update the reference counts of one shared object; each thread makes its own
+///   as it starts (`init(threads:worker:work:)`), beside the others.
+/// - The threads and the calling thread wait on conditions of their own: a finished batch wakes
+///   the calling thread, a queued one wakes one thread.
 /// - Back-pressure: at most `2 × threads` batches are in flight (read and not yet taken), so a
 ///   thread that finishes early takes the next batch instead of waiting for the slowest, and the
 ///   bytes held stay bounded.
@@ -33,7 +36,12 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
         case chore(@Sendable () -> Void)
     }
 
-    private let state = Monitor(State())
+    /// The pool's threads wait on one condition (for batches and chores), the calling thread on
+    /// another (for outputs, chores done, threads ended): an update wakes only whom it concerns,
+    /// not every thread of the pool.
+    private let state = Monitor(State(), conditions: 2)
+    private static var threadsCondition: Int { 0 }
+    private static var callerCondition: Int { 1 }
     /// `2 ×` the threads that started.
     private let inFlightLimit: Int
     /// Works on the calling thread when no thread could be started.
@@ -45,13 +53,22 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
     /// A thread the system refuses to create (too many threads, no memory for its stack) is not
     /// waited for: the threads that did start do the work, and when none did, `run` works on the
     /// calling thread.
-    init(workers: [Worker], profile: StageProfile? = nil, work: @escaping @Sendable (Worker, Batch) -> Output) {
+    convenience init(workers: [Worker], profile: StageProfile? = nil, work: @escaping @Sendable (Worker, Batch) -> Output) {
+        self.init(threads: workers.count, profile: profile, worker: { workers[$0] }, work: work)
+    }
+
+    /// Starts `threads` threads; each makes its worker with `worker(i)` (`i` from 0) as it starts,
+    /// beside the others, instead of the calling thread making them all first (a plan compiled,
+    /// a record list copied per thread).
+    init(threads: Int, profile: StageProfile? = nil, worker makeWorker: @escaping @Sendable (Int) -> Worker,
+         work: @escaping @Sendable (Worker, Batch) -> Output) {
         self.profile = profile
         var started = 0
-        for worker in workers {
+        for index in 0..<threads {
             state.withLock { $0.running += 1 }
             let didStart = SystemThread.start { [state, profile] in
-                while let job = state.wait(until: { state -> Job?? in
+                let worker = makeWorker(index)
+                while let job = state.wait(on: Self.threadsCondition, until: { state -> Job?? in
                     if let chore = state.chores.popLast() { return .some(.chore(chore)) }
                     // At most `2 × workers` batches are queued: removing the first is cheap.
                     if !state.queued.isEmpty {
@@ -63,7 +80,7 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
                     switch job {
                     case .batch(let sequence, let batch):
                         let output = work(worker, batch)
-                        state.update { $0.done[sequence] = output }
+                        state.update(waking: .one(Self.callerCondition)) { $0.done[sequence] = output }
                     case .chore(let chore):
                         chore()
                         let isLast = state.withLock { state in
@@ -71,11 +88,11 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
                             return state.choresLeft == 0
                         }
                         // Only the last chore wakes the thread waiting for them all.
-                        if isLast { state.update { _ in } }
+                        if isLast { state.update(waking: .one(Self.callerCondition)) { _ in } }
                     }
                 }
                 profile?.threadEnds()
-                state.update { $0.running -= 1 }
+                state.update(waking: .one(Self.callerCondition)) { $0.running -= 1 }
             }
             if !didStart {
                 state.withLock { $0.running -= 1 }
@@ -84,7 +101,7 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
             started += 1
         }
         inFlightLimit = 2 * max(started, 1)
-        fallback = started == 0 ? workers.first.map { ($0, work) } : nil
+        fallback = started == 0 && threads > 0 ? (makeWorker(0), work) : nil
     }
 
     /// Takes batches from `next` until it gives `nil`, handing each batch's output to `take` in
@@ -120,7 +137,7 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
                 do {
                     if let batch = try next() {
                         let sequence = read
-                        state.update { $0.queued.append((sequence, batch)) }
+                        state.update(waking: .one(Self.threadsCondition)) { $0.queued.append((sequence, batch)) }
                         read += 1
                     } else {
                         endOfInput = true
@@ -137,7 +154,7 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
             }
             if taken == read { break }
             let sequence = taken
-            take(state.wait(until: { $0.done.removeValue(forKey: sequence) }, waited: profile?.addWait))
+            take(state.wait(on: Self.callerCondition, until: { $0.done.removeValue(forKey: sequence) }, waited: profile?.addWait))
             taken += 1
         }
         if let failure { throw failure }
@@ -152,17 +169,17 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
             for index in 0..<count { body(index) }
             return
         }
-        state.update { state in
+        state.update(waking: .all(Self.threadsCondition)) { state in
             // Taken from the end: the lowest indices first.
             state.chores += (0..<count).reversed().map { index in { body(index) } }
             state.choresLeft += count
         }
-        state.wait(until: { $0.choresLeft == 0 ? () : nil }, waited: profile?.addWait)
+        state.wait(on: Self.callerCondition, until: { $0.choresLeft == 0 ? () : nil }, waited: profile?.addWait)
     }
 
     /// Lets the threads finish and waits for them.
     deinit {
-        state.update { $0.closed = true }
-        state.wait { $0.running == 0 ? () : nil }
+        state.update(waking: .all(Self.threadsCondition)) { $0.closed = true }
+        state.wait(on: Self.callerCondition) { $0.running == 0 ? () : nil }
     }
 }

@@ -96,11 +96,12 @@ public final class StageProfile: Sendable {
     }
 
     /// Reports the current thread's whole CPU time, as a worker thread ends: what no stage claimed
-    /// of it is `untimed`, not serial.
+    /// of it is `untimed`, not serial. A thread started after another ended may have its
+    /// identifier, and so its column: their times add up.
     public func threadEnds() {
         let total = Self.threadCPU()
         let thread = ordinal()
-        state.withLock { $0.threads[thread].total = total }
+        state.withLock { $0.threads[thread].total = ($0.threads[thread].total ?? .zero) + total }
     }
 
     /// The CPU time of worker threads that no stage claimed.
@@ -141,15 +142,31 @@ public final class StageProfile: Sendable {
     /// The share of `totalCPU` spent where every worker waits: the serial stages, and what no
     /// stage claims (`totalCPU` minus every stage and the workers' untimed time). Measured with one
     /// job, it is the serial fraction `s` of Amdahl's law.
-    public func serialFraction(totalCPU: Duration) -> Double {
+    ///
+    /// With `callerCPU` (the calling thread's whole CPU time, `threadCPU()` read on it), only the
+    /// calling thread's unclaimed time is `other`; what is left (threads starting and ending,
+    /// outside their own accounting) runs on those threads and is not serial.
+    public func serialFraction(totalCPU: Duration, callerCPU: Duration? = nil) -> Double {
         let threads = cpuByThread
-        let claimed = threads.reduce(Duration.zero) { $0 + $1.values.reduce(.zero, +) }
         let serial = threads.reduce(Duration.zero) { sum, thread in
             sum + thread.filter { $0.key.isSerial }.values.reduce(.zero, +)
         }
-        let other = max(totalCPU - claimed - untimedOnWorkers, .zero)
-        return Self.seconds(serial + other) / max(Self.seconds(totalCPU), 1e-9)
+        return Self.seconds(serial + unclaimed(totalCPU: totalCPU, callerCPU: callerCPU).other) / max(Self.seconds(totalCPU), 1e-9)
     }
+
+    /// The CPU time no stage claims: on the calling thread (`other`, serial), and on threads
+    /// outside their own accounting (`threads`; known only with `callerCPU`).
+    private func unclaimed(totalCPU: Duration, callerCPU: Duration?) -> (other: Duration, threads: Duration) {
+        let threads = cpuByThread
+        let claimed = threads.reduce(Duration.zero) { $0 + $1.values.reduce(.zero, +) }
+        let outside = max(totalCPU - claimed - untimedOnWorkers, .zero)
+        guard let callerCPU else { return (outside, .zero) }
+        let other = min(max(callerCPU - threads[0].values.reduce(.zero, +), .zero), outside)
+        return (other, outside - other)
+    }
+
+    /// The current thread's whole CPU time: `callerCPU` for `report` and `serialFraction`.
+    public static var currentThreadCPU: Duration { threadCPU() }
 
     /// The speed-up Amdahl's law predicts with `jobs` threads for a serial fraction.
     public static func predictedSpeedUp(serialFraction: Double, jobs: Int) -> Double {
@@ -158,7 +175,7 @@ public final class StageProfile: Sendable {
 
     /// A table of CPU milliseconds per stage (rows) and thread (columns), the waiting per thread,
     /// the serial fraction over `totalCPU` and the speed-ups it predicts.
-    public func report(totalCPU: Duration) -> String {
+    public func report(totalCPU: Duration, callerCPU: Duration? = nil) -> String {
         let threads = cpuByThread
         let waits = waitingByThread
         let names = threads.indices.map { $0 == 0 ? "caller" : "thread \($0)" }
@@ -181,10 +198,13 @@ public final class StageProfile: Sendable {
         if untimedSum > .zero {
             lines.append(row("untimed", untimed.enumerated().map { $0.offset == 0 ? "" : ms($0.element) } + [ms(untimedSum), share(untimedSum)]))
         }
-        let other = max(total - claimed - untimedSum, .zero)
-        lines.append(row("other *", names.map { _ in "" } + [ms(other), share(other)]))
+        let (other, threadsOutside) = unclaimed(totalCPU: total, callerCPU: callerCPU)
+        if threadsOutside > .zero {
+            lines.append(row("threads", names.map { _ in "" } + [ms(threadsOutside), share(threadsOutside)]))
+        }
+        lines.append(row("other *", (callerCPU == nil ? names.map { _ in "" } : [ms(other)] + names.dropFirst().map { _ in "" }) + [ms(other), share(other)]))
         lines.append(row("waiting", waits.map(ms) + ["(wall)", ""]))
-        let fraction = serialFraction(totalCPU: total)
+        let fraction = serialFraction(totalCPU: total, callerCPU: callerCPU)
         let predictions = [2, 4, 8, 12, 16].map { "\($0): " + Self.format("%.1f×", Self.predictedSpeedUp(serialFraction: fraction, jobs: $0)) }
         lines.append(Self.format("serial fraction (* stages over all CPU) %.2f%%; Amdahl predicts ", fraction * 100)
             + predictions.joined(separator: ", ") + " (meaningful when measured with --jobs 1)")

@@ -30,33 +30,41 @@ private final class ThreadBody: Sendable {
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
 
-/// A mutex with a condition variable (`pthread_mutex_t` and `pthread_cond_t`), the primitive
-/// `Monitor` is built on.
+/// A mutex with condition variables (`pthread_mutex_t` and `pthread_cond_t`), the primitive
+/// `Monitor` is built on. Several conditions let threads waiting for different things be woken
+/// apart (condition 0 unless said).
 package final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let conditions: UnsafeMutablePointer<pthread_cond_t>
+    private let conditionCount: Int
 
-    package init() {
+    package init(conditions: Int = 1) {
+        conditionCount = max(conditions, 1)
+        self.conditions = .allocate(capacity: conditionCount)
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        for index in 0..<conditionCount { pthread_cond_init(self.conditions + index, nil) }
     }
 
     deinit {
-        pthread_cond_destroy(condition)
+        for index in 0..<conditionCount { pthread_cond_destroy(conditions + index) }
         pthread_mutex_destroy(mutex)
-        condition.deallocate()
+        conditions.deallocate()
         mutex.deallocate()
     }
 
     package func lock() { pthread_mutex_lock(mutex) }
     package func unlock() { pthread_mutex_unlock(mutex) }
 
-    /// Waits for a signal; the lock must be held, and is held again on return.
-    package func wait() { pthread_cond_wait(condition, mutex) }
-    /// Wakes one waiting thread.
-    package func signal() { pthread_cond_signal(condition) }
-    /// Wakes every waiting thread.
-    package func broadcast() { pthread_cond_broadcast(condition) }
+    /// Waits for a signal on `condition`; the lock must be held, and is held again on return.
+    package func wait(on condition: Int = 0) { pthread_cond_wait(conditions + condition, mutex) }
+    /// Wakes one thread waiting on `condition`.
+    package func signal(_ condition: Int = 0) { pthread_cond_signal(conditions + condition) }
+    /// Wakes every thread waiting on `condition`.
+    package func broadcast(_ condition: Int = 0) { pthread_cond_broadcast(conditions + condition) }
+    /// Wakes every thread waiting on any condition.
+    package func broadcastAll() {
+        for index in 0..<conditionCount { pthread_cond_broadcast(conditions + index) }
+    }
 
     /// Runs `body` with the lock held.
     package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {

@@ -56,10 +56,11 @@ extension RecordWriter {
             close(format: format, write)
             return
         }
-        // The first thread reads the graph itself; the others copies.
-        let graphs = [graph] + (1..<jobs).map { _ in RecordGraph(plan: graph.plan.compiledAgain(), records: graph.records.map { $0 }) }
+        // The first thread reads the graph itself; each other one a copy it makes as it starts.
         var nextRun = 0
-        OrderedWorkers(workers: graphs, profile: profile) { (graph: RecordGraph, run: Range<Int>) -> JSONWriter in
+        OrderedWorkers(threads: jobs, profile: profile, worker: { thread in
+            thread == 0 ? graph : profile.measure(.render) { RecordGraph(plan: graph.plan.compiledAgain(), records: graph.records.map { $0 }) }
+        }) { (graph: RecordGraph, run: Range<Int>) -> JSONWriter in
             profile.measure(.render) {
                 var writer = JSONWriter(capacity: chunkBytes)
                 var path: [Int] = []

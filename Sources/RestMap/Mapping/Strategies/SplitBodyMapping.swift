@@ -67,14 +67,15 @@ struct SplitBodyMapping: MappingStrategy {
         let jobs = options.jobs
         let profile = options.profile
         if jobs == 1 { return mapPartsInOneSession(response, profile: profile) }
-        let workers = [mapper] + (1..<jobs).map { _ in mapper.withOwnPlan() }
+        let mapper = mapper
+        let worker: @Sendable (Int) -> Mapper = { $0 == 0 ? mapper : profile.measure(.map) { mapper.withOwnPlan() } }
         let (entity, metadata) = (entity, response.metadata)
         // More parts than threads, so a thread that finishes early takes another.
         let partCount = 8 * jobs
         let plan = mapper.plan
         if let parts = profile.measure(.cut, { ArrayParts(body, count: partCount) }) {
             var mapped = MappedParts()
-            let pool = OrderedWorkers(workers: workers, profile: profile) { (worker: Mapper, part: Int) -> MappedRun? in
+            let pool = OrderedWorkers(threads: jobs, profile: profile, worker: worker) { (worker: Mapper, part: Int) -> MappedRun? in
                 guard let (nodes, firstIndex) = profile.measure(.parse, { parts.elements(ofPart: part, profile: profile) }) else { return nil }
                 return profile.measure(.map) { Self.map(nodes, firstIndex: firstIndex, entity: entity, metadata: metadata, with: worker) }
             }
@@ -89,7 +90,7 @@ struct SplitBodyMapping: MappingStrategy {
         }
         guard body.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[") else { return nil }
         var mapped = MappedParts()
-        let pool = OrderedWorkers(workers: workers, profile: profile) { worker, batch in
+        let pool = OrderedWorkers(threads: jobs, profile: profile, worker: worker) { worker, batch in
             Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile)
         }
         var stream = JSONElementStream(bytes: body, layout: .array(keys: []))

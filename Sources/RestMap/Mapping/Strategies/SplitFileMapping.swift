@@ -46,10 +46,10 @@ extension SplitBodyMapping {
             guard let session = mapped.session else { return nil }
             return (session, mapped.roots)
         }
-        let workers = [mapper] + (1..<jobs).map { _ in mapper.withOwnPlan() }
+        let mapper = mapper
         let (entity, metadata) = (entity, response.metadata)
         var mapped = MappedParts()
-        let pool = OrderedWorkers(workers: workers, profile: profile) { (worker: Mapper, number: Int) -> MappedPart in
+        let pool = OrderedWorkers(threads: jobs, profile: profile, worker: { $0 == 0 ? mapper : profile.measure(.map) { mapper.withOwnPlan() } }) { (worker: Mapper, number: Int) -> MappedPart in
             let (batch, failure) = chain.cut(chunk: number, profile: profile)
             guard failure == nil else { return .failed }
             guard let batch else { return .empty }

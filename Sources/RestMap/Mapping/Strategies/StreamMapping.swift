@@ -185,8 +185,9 @@ extension Mapper {
                     profile.measureRemainder(.order) { deliver(mapped) }
                 }
             } else {
-                let workers = [self] + (1..<options.jobs).map { _ in withOwnPlan() }
-                try OrderedWorkers(workers: workers, profile: profile, work: mapAndCheck).run(next: numbered, take: deliver)
+                let mapper = self
+                try OrderedWorkers(threads: options.jobs, profile: profile, worker: { $0 == 0 ? mapper : profile.measure(.map) { mapper.withOwnPlan() } },
+                                   work: mapAndCheck).run(next: numbered, take: deliver)
             }
         }
         do {
