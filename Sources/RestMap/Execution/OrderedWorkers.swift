@@ -10,8 +10,8 @@ import FoundationEssentials
 /// - Each thread has a worker of its own (a `Mapper` with its own plan, a graph of its own), so
 ///   threads never update the reference counts of one shared object; each thread makes its own
 ///   as it starts (`init(threads:worker:work:)`), beside the others.
-/// - The threads and the calling thread wait on conditions of their own: a finished batch wakes
-///   the calling thread, a queued one wakes one thread.
+/// - The threads and the calling thread wait on conditions of their own: the batch the calling
+///   thread waits for wakes it (not every batch finished before it), a queued one wakes one thread.
 /// - Back-pressure: at most `2 × threads` batches are in flight (read and not yet taken), so a
 ///   thread that finishes early takes the next batch instead of waiting for the slowest, and the
 ///   bytes held stay bounded.
@@ -29,6 +29,8 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
         var choresLeft = 0
         var closed = false
         var running = 0
+        /// The output the calling thread waits for, if it waits for one: only its batch wakes it.
+        var awaited: Int?
     }
 
     private enum Job {
@@ -80,7 +82,13 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
                     switch job {
                     case .batch(let sequence, let batch):
                         let output = work(worker, batch)
-                        state.update(waking: .one(Self.callerCondition)) { $0.done[sequence] = output }
+                        let isAwaited = state.withLock { state in
+                            state.done[sequence] = output
+                            return state.awaited == sequence
+                        }
+                        // The calling thread set `awaited` under the lock before it waited, so it
+                        // waits already: this wakes it.
+                        if isAwaited { state.update(waking: .one(Self.callerCondition)) { _ in } }
                     case .chore(let chore):
                         chore()
                         let isLast = state.withLock { state in
@@ -154,7 +162,14 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
             }
             if taken == read { break }
             let sequence = taken
-            take(state.wait(on: Self.callerCondition, until: { $0.done.removeValue(forKey: sequence) }, waited: profile?.addWait))
+            take(state.wait(on: Self.callerCondition, until: { state in
+                guard let output = state.done.removeValue(forKey: sequence) else {
+                    state.awaited = sequence
+                    return nil
+                }
+                state.awaited = nil
+                return output
+            }, waited: profile?.addWait))
             taken += 1
         }
         if let failure { throw failure }
