@@ -106,8 +106,9 @@ private struct SessionMerge: Sendable {
         self.profile = profile
     }
 
-    /// The shard of an identification: the top bits of a multiplicative hash (seeded by
-    /// `Hasher` but for whole numbers, the common case, which are mixed directly).
+    /// The shard of an identification: the top bits of a multiplicative hash of the whole number
+    /// (the common case) or of `Hasher`'s hash. Numbers chosen to fall in one shard only make one
+    /// thread merge them all; the shard's table (`IdentityIndex`) bounds its own probes.
     static func shard(of key: IdentityKey, entity: Int, count: Int) -> Int {
         let hash: UInt64 = if case .single(.integer(let number)) = key {
             UInt64(bitPattern: number) &+ UInt64(entity) << 56
