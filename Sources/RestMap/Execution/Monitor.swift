@@ -6,7 +6,7 @@
 /// that is what makes the unchecked `Sendable` conformance sound.
 ///
 /// Threads waiting for different things can wait on different conditions (`wait(on:)`), so that
-/// an update wakes only those it may concern (`update(waking:)`).
+/// an update wakes only those it may concern (`updateAndWake`).
 final class Monitor<State>: @unchecked Sendable {
     private let condition: ConditionLock
     private var state: State
@@ -42,23 +42,21 @@ final class Monitor<State>: @unchecked Sendable {
         return try body(&state)
     }
 
-    /// Changes the state and wakes the threads `waking` names.
-    @discardableResult
-    func update<Result>(waking: Waking, _ body: (inout State) throws -> Result) rethrows -> Result {
+    /// Changes the state and wakes the threads the change concerns, which `body` names (`nil`:
+    /// none, as when a later change is the one a waiting thread needs), under one lock.
+    func updateAndWake(_ body: (inout State) -> Waking?) {
         condition.lock()
-        defer {
-            switch waking {
-            case .one(let index): condition.signal(index)
-            case .all(let index): condition.broadcast(index)
-            }
-            condition.unlock()
+        defer { condition.unlock() }
+        switch body(&state) {
+        case .one(let index): condition.signal(index)
+        case .all(let index): condition.broadcast(index)
+        case nil: break
         }
-        return try body(&state)
     }
 
     /// Waits on a condition until `ready` gives a value (it runs with the lock held, first at
-    /// once, then each time another thread updates the state and wakes this one), and returns that value; `waited` learns the wall
-    /// time spent waiting, for the stage profile.
+    /// once, then each time another thread updates the state and wakes this one), and returns
+    /// that value; `waited` learns the wall time spent waiting, for the stage profile.
     func wait<Result>(on conditionIndex: Int = 0, until ready: (inout State) -> Result?, waited: ((Duration) -> Void)? = nil) -> Result {
         condition.lock()
         defer { condition.unlock() }

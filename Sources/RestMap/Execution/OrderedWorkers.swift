@@ -82,25 +82,25 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
                     switch job {
                     case .batch(let sequence, let batch):
                         let output = work(worker, batch)
-                        let isAwaited = state.withLock { state in
+                        // Only the batch the calling thread waits for wakes it.
+                        state.updateAndWake { state in
                             state.done[sequence] = output
-                            return state.awaited == sequence
+                            return state.awaited == sequence ? .one(Self.callerCondition) : nil
                         }
-                        // The calling thread set `awaited` under the lock before it waited, so it
-                        // waits already: this wakes it.
-                        if isAwaited { state.update(waking: .one(Self.callerCondition)) { _ in } }
                     case .chore(let chore):
                         chore()
-                        let isLast = state.withLock { state in
-                            state.choresLeft -= 1
-                            return state.choresLeft == 0
-                        }
                         // Only the last chore wakes the thread waiting for them all.
-                        if isLast { state.update(waking: .one(Self.callerCondition)) { _ in } }
+                        state.updateAndWake { state in
+                            state.choresLeft -= 1
+                            return state.choresLeft == 0 ? .one(Self.callerCondition) : nil
+                        }
                     }
                 }
                 profile?.threadEnds()
-                state.update(waking: .one(Self.callerCondition)) { $0.running -= 1 }
+                state.updateAndWake { state in
+                    state.running -= 1
+                    return .one(Self.callerCondition)
+                }
             }
             if !didStart {
                 state.withLock { $0.running -= 1 }
@@ -145,7 +145,10 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
                 do {
                     if let batch = try next() {
                         let sequence = read
-                        state.update(waking: .one(Self.threadsCondition)) { $0.queued.append((sequence, batch)) }
+                        state.updateAndWake { state in
+                            state.queued.append((sequence, batch))
+                            return .one(Self.threadsCondition)
+                        }
                         read += 1
                     } else {
                         endOfInput = true
@@ -184,17 +187,21 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
             for index in 0..<count { body(index) }
             return
         }
-        state.update(waking: .all(Self.threadsCondition)) { state in
+        state.updateAndWake { state in
             // Taken from the end: the lowest indices first.
             state.chores += (0..<count).reversed().map { index in { body(index) } }
             state.choresLeft += count
+            return .all(Self.threadsCondition)
         }
         state.wait(on: Self.callerCondition, until: { $0.choresLeft == 0 ? () : nil }, waited: profile?.addWait)
     }
 
     /// Lets the threads finish and waits for them.
     deinit {
-        state.update(waking: .all(Self.threadsCondition)) { $0.closed = true }
+        state.updateAndWake { state in
+            state.closed = true
+            return .all(Self.threadsCondition)
+        }
         state.wait(on: Self.callerCondition) { $0.running == 0 ? () : nil }
     }
 }

@@ -55,13 +55,12 @@ final class LedgerVerdict: Sendable {
     }
 
     fileprivate func shardChecked(conflicts: [(element: Int, position: Int)]) {
-        let isLast = state.withLock { state in
+        // Only the last shard wakes the thread waiting for the verdict (up to 64 shards check a batch).
+        state.updateAndWake { state in
             state.remaining -= 1
             state.conflicts += conflicts
-            return state.remaining == 0
+            return state.remaining == 0 ? .all(0) : nil
         }
-        // Only the last shard wakes the thread waiting for the verdict (up to 64 shards check a batch).
-        if isLast { state.update { _ in } }
     }
 
     /// The conflicting claims once every shard has checked the batch, each element's in claim order.
