@@ -25,11 +25,13 @@ public struct Mapper: Sendable {
         self.plan = plan
     }
 
-    /// A mapper for another thread: the same schema compiled into a plan of its own, so threads
-    /// mapping side by side do not update the reference counts of one shared plan (measured: that
-    /// sharing cost a fifth more CPU on two cores). This mapper itself when compiling fails.
-    func withOwnPlan() -> Mapper {
-        Mapper(plan: plan.compiledAgain())
+    /// The mapper of thread `index` of a pool (`OrderedWorkers`), made on that thread: this one
+    /// for the first; for the others the same schema compiled into a plan of their own (timed as
+    /// `map`), so threads mapping side by side do not update the reference counts of one shared
+    /// plan (measured: that sharing cost a fifth more CPU on two cores). This mapper itself when
+    /// compiling fails.
+    func forThread(_ index: Int, profile: StageProfile?) -> Mapper {
+        index == 0 ? self : profile.measure(.map) { Mapper(plan: plan.compiledAgain()) }
     }
 
     /// The schema this mapper interprets.

@@ -68,7 +68,7 @@ struct SplitBodyMapping: MappingStrategy {
         let profile = options.profile
         if jobs == 1 { return mapPartsInOneSession(response, profile: profile) }
         let mapper = mapper
-        let worker: @Sendable (Int) -> Mapper = { $0 == 0 ? mapper : profile.measure(.map) { mapper.withOwnPlan() } }
+        let worker: @Sendable (Int) -> Mapper = { mapper.forThread($0, profile: profile) }
         let (entity, metadata) = (entity, response.metadata)
         // More parts than threads, so a thread that finishes early takes another.
         let partCount = 8 * jobs

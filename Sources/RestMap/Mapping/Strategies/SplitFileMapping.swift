@@ -49,7 +49,7 @@ extension SplitBodyMapping {
         let mapper = mapper
         let (entity, metadata) = (entity, response.metadata)
         var mapped = MappedParts()
-        let pool = OrderedWorkers(threads: jobs, profile: profile, worker: { $0 == 0 ? mapper : profile.measure(.map) { mapper.withOwnPlan() } }) { (worker: Mapper, number: Int) -> MappedPart in
+        let pool = OrderedWorkers(threads: jobs, profile: profile, worker: { mapper.forThread($0, profile: profile) }) { (worker: Mapper, number: Int) -> MappedPart in
             let (batch, failure) = chain.cut(chunk: number, profile: profile)
             guard failure == nil else { return .failed }
             guard let batch else { return .empty }

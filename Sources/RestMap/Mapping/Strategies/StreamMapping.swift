@@ -186,7 +186,7 @@ extension Mapper {
                 }
             } else {
                 let mapper = self
-                try OrderedWorkers(threads: options.jobs, profile: profile, worker: { $0 == 0 ? mapper : profile.measure(.map) { mapper.withOwnPlan() } },
+                try OrderedWorkers(threads: options.jobs, profile: profile, worker: { mapper.forThread($0, profile: profile) },
                                    work: mapAndCheck).run(next: numbered, take: deliver)
             }
         }
