@@ -9,6 +9,14 @@ struct RecordData: Sendable {
     /// Record indices per relationship slot; `nil` = never assigned.
     var relations: [[Int]?]
 
+    /// Writes the values another mapping of this record found over its own (absent ones,
+    /// `nil`, keep what the record has): how records with one identification merge.
+    mutating func overwrite(with values: [Value?]) {
+        for (slot, value) in values.enumerated() where value != nil {
+            self.values[slot] = value
+        }
+    }
+
     /// Assigns `related` to the relationship in `slot` as `policy` says: replacing what it
     /// holds, or adding the records it lacks.
     mutating func assign(_ related: [Int], slot: Int, policy: AssignmentPolicy) {

@@ -96,13 +96,17 @@ private struct SessionMerge: Sendable {
 
     let parts: [Part]
     let shards: [Shard]
-    let plan: MappingPlan
+    let entityCount: Int
+    /// Per entity, each relationship's assignment policy: read by every thread of phase 5,
+    /// without the reference counting of the plan's shared entity objects.
+    let assignments: [[AssignmentPolicy]]
     let profile: StageProfile?
 
     init(_ runs: [MappedRun], plan: MappingPlan, shardCount: Int, profile: StageProfile?) {
         parts = runs.map(Part.init)
         shards = (0..<shardCount).map { _ in Shard() }
-        self.plan = plan
+        entityCount = plan.entities.count
+        assignments = plan.entities.map { $0.relationships.map(\.assignment) }
         self.profile = profile
     }
 
@@ -120,10 +124,12 @@ private struct SessionMerge: Sendable {
 
     func run<Worker, Batch, Output>(on pool: OrderedWorkers<Worker, Batch, Output>) -> (session: MappingSession, roots: [Int]) {
         let (parts, shards, profile) = (parts, shards, profile)
-        pool.forEach(parts.count) { part in
-            profile.measure(.claim) { parts[part].claims = parts[part].session.claims(shardCount: shards.count) }
+        /// One phase: `body` for each part or shard on the pool's threads, timed as `claim`.
+        func phase(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+            pool.forEach(count) { index in profile.measure(.claim) { body(index) } }
         }
-        pool.forEach(shards.count) { shard in profile.measure(.claim) { resolve(shard) } }
+        phase(parts.count) { part in parts[part].claims = parts[part].session.claims(shardCount: shards.count) }
+        phase(shards.count) { shard in resolve(shard) }
         let total = profile.measure(.merge) { () -> Int in
             var total = 0
             for (index, part) in parts.enumerated() {
@@ -132,13 +138,13 @@ private struct SessionMerge: Sendable {
             }
             return total
         }
-        pool.forEach(parts.count) { part in profile.measure(.claim) { number(part) } }
+        phase(parts.count) { part in number(part) }
         let records = [RecordData](unsafeUninitializedCapacity: total) { buffer, initialized in
             // No records at all (every element failed): nothing to place or merge.
             guard let base = buffer.baseAddress, total > 0 else { return }
             let merged = MergedRecords(base: base)
-            pool.forEach(parts.count) { part in profile.measure(.claim) { place(part, into: merged) } }
-            pool.forEach(shards.count) { shard in profile.measure(.claim) { mergeDuplicates(of: shard, into: merged) } }
+            phase(parts.count) { part in place(part, into: merged) }
+            phase(shards.count) { shard in mergeDuplicates(of: shard, into: merged) }
             initialized = total
         }
         let (roots, errors) = profile.measure(.merge) { () -> ([Int], [MappingError]) in
@@ -149,11 +155,9 @@ private struct SessionMerge: Sendable {
             }
             return (roots, errors)
         }
-        pool.forEach(parts.count) { part in
-            profile.measure(.claim) {
-                parts[part].session.records = []
-                parts[part].numbers = []
-            }
+        phase(parts.count) { part in
+            parts[part].session.records = []
+            parts[part].numbers = []
         }
         let session = parts[0].session
         session.records = records
@@ -163,8 +167,8 @@ private struct SessionMerge: Sendable {
 
     /// Phase 2: the shard's claims in input order against those before them.
     private func resolve(_ shard: Int) {
-        var identities = Array(repeating: IdentityIndex(), count: plan.entities.count)
-        var claimCounts = Array(repeating: 0, count: plan.entities.count)
+        var identities = Array(repeating: IdentityIndex(), count: entityCount)
+        var claimCounts = Array(repeating: 0, count: entityCount)
         for part in parts {
             for claim in part.claims[shard] { claimCounts[claim.entity] += 1 }
         }
@@ -231,18 +235,15 @@ private struct SessionMerge: Sendable {
     }
 
     /// Phase 5: the shard's duplicates merged into their records, in input order: values
-    /// written over (as `MappingSession.mergeIntoKnown` does), relationships assigned.
+    /// written over, relationships assigned (as `MappingSession.store` merges).
     private func mergeDuplicates(of shard: Int, into merged: MergedRecords) {
         for duplicate in shards[shard].duplicates {
             let target = merged.base + parts[duplicate.earlierPart].numbers[duplicate.earlierRecord]
             let source = parts[duplicate.part].session.records[duplicate.record]
-            for (slot, value) in source.values.enumerated() where value != nil {
-                target.pointee.values[slot] = value
-            }
-            let relationships = plan.entities[source.entity].relationships
+            target.pointee.overwrite(with: source.values)
             for (slot, related) in source.relations.enumerated() {
                 guard let related else { continue }
-                target.pointee.assign(related, slot: slot, policy: relationships[slot].assignment)
+                target.pointee.assign(related, slot: slot, policy: assignments[source.entity][slot])
             }
         }
     }

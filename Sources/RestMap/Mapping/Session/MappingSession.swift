@@ -322,9 +322,7 @@ final class MappingSession {
     func mergeIntoKnown(_ values: [Value?], entity: EntityPlan) -> Int? {
         guard let key = identityKey(values, slots: entity.identification),
               let existing = identities[entity.index].positionOrInsert(key, records.count) else { return nil }
-        for (slot, value) in values.enumerated() where value != nil {
-            records[existing].values[slot] = value
-        }
+        records[existing].overwrite(with: values)
         return existing
     }
 
