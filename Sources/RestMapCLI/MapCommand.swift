@@ -109,7 +109,7 @@ struct MapCommand: ParsableCommand {
         defer { if descriptor != 0 { close(descriptor) } }
         let profile = profile || ProcessEnvironment.value("RESTMAP_PROFILE") == "1" ? StageProfile() : nil
         defer {
-            if let profile { Terminal.error(profile.report(totalCPU: StageProfile.processCPU(), callerCPU: StageProfile.currentThreadCPU)) }
+            if let profile { Terminal.error(profile.report(totalCPU: StageProfile.processCPU(), callerCPU: StageProfile.threadCPU())) }
         }
         let source = CommandInput.describe(descriptor, path: body)
         let size = CommandInput.regularFileSize(descriptor)

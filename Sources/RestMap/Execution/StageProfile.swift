@@ -117,9 +117,9 @@ public final class StageProfile: Sendable {
         }
     }
 
-    /// The CPU time the current thread has used.
-    @usableFromInline
-    static func threadCPU() -> Duration {
+    /// The CPU time the current thread has used (on the calling thread: `callerCPU` for `report`
+    /// and `serialFraction`).
+    public static func threadCPU() -> Duration {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
@@ -164,9 +164,6 @@ public final class StageProfile: Sendable {
         let other = min(max(callerCPU - threads[0].values.reduce(.zero, +), .zero), outside)
         return (other, outside - other)
     }
-
-    /// The current thread's whole CPU time: `callerCPU` for `report` and `serialFraction`.
-    public static var currentThreadCPU: Duration { threadCPU() }
 
     /// The speed-up Amdahl's law predicts with `jobs` threads for a serial fraction.
     public static func predictedSpeedUp(serialFraction: Double, jobs: Int) -> Double {
