@@ -116,6 +116,10 @@ struct MapCommand: ParsableCommand {
         if let size, let maxBody, size > maxBody {
             try refuse(CommandInput.InputTooLarge(what: "body", source: source, maximumBytes: maxBody, fileSize: size, bytesRead: 0))
         }
+        // The threads that map a large body are created meanwhile, beside loading the schema.
+        if jobs(profile) > 1, streaming.isStreaming || size.map({ $0 >= Mapper.smallestSplitBody }) ?? true {
+            IdleThreads.shared.prepare(jobs(profile))
+        }
         if streaming.isStreaming {
             if verbose { Terminal.error("restmap: streaming the body (\(streaming.stream ? "--stream" : "--input ndjson")) on \(jobs(profile)) thread(s)\n") }
             return try mapStream(with: try plugins.mapper(for: schema), descriptor: descriptor, profile: profile)

@@ -95,6 +95,88 @@ struct OrderedWorkersTests {
         }
     }
 
+    @Test("map gives every batch's output in the batches' order, each made with the worker of the pool thread that took it")
+    func mapAllBatches() {
+        for threads in [1, 2, 5] {
+            let pool = OrderedWorkers(workers: Array(0..<threads)) { (worker: Int, batch: Int) -> (square: Int, worker: Int, thread: UInt) in
+                // Later batches finish first now and then: order must come from the pool.
+                if batch % 7 == 0 { usleep(2000) }
+                return (batch * batch, worker, UInt(pthread_self()))
+            }
+            let outputs = pool.map(Array(0..<300))
+            #expect(outputs.map(\.square) == (0..<300).map { $0 * $0 }, "\(threads) threads")
+            #expect(Set(outputs.map(\.worker)).isSubset(of: Set(0..<threads)))
+            // Each thread works with one worker of its own.
+            let workersOfThreads = Dictionary(grouping: outputs, by: \.thread).mapValues { Set($0.map(\.worker)) }
+            #expect(workersOfThreads.values.allSatisfy { $0.count == 1 }, "\(threads) threads")
+            #expect(!workersOfThreads.keys.contains(UInt(pthread_self())), "\(threads) threads: map ran on the calling thread")
+            #expect(pool.map([]).isEmpty)
+            // The pool is still whole afterwards.
+            #expect(pool.map([3, 4]).map(\.square) == [9, 16])
+        }
+    }
+
+    @Test("A thread whose body returned takes the next body; a second body at once gets a thread of its own; prepared threads wait idle")
+    func idleThreadsAreReused() async throws {
+        let idle = IdleThreads(lifetime: .seconds(60))
+        let first = await Self.threadOfABody(idle)
+        try await Self.waitUntil(idle, has: 1)
+        #expect(idle.count == 1)
+        let second = await Self.threadOfABody(idle)
+        #expect(second.thread == first.thread, "the idle thread ran the second body")
+        try await Self.waitUntil(idle, has: 1)
+        // Two bodies at once while one thread is idle: the second gets a new thread, not a queue
+        // behind the first (each waits, at most 5 s, for the other to start).
+        let started = Mutex(0)
+        let bothRan = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            let finished = Mutex(0)
+            for _ in 0..<2 {
+                SystemThread.start({
+                    started.withLock { $0 += 1 }
+                    var waited = 0
+                    while started.withLock({ $0 }) < 2, waited < 5000 { usleep(1000); waited += 1 }
+                    let both = started.withLock { $0 } == 2
+                    if finished.withLock({ $0 += 1; return $0 }) == 2 { done.resume(returning: both) }
+                }, idle: idle)
+            }
+        }
+        #expect(bothRan, "both bodies ran at once")
+        try await Self.waitUntil(idle, has: 2)
+        // Prepared threads wait idle before any pool asks for them.
+        idle.prepare(5)
+        try await Self.waitUntil(idle, has: 5)
+        #expect(idle.count == 5)
+    }
+
+    @Test("An idle thread ends after its lifetime without a body")
+    func idleThreadsEnd() async throws {
+        let idle = IdleThreads(lifetime: .milliseconds(100))
+        let body = await Self.threadOfABody(idle)
+        // The thread's task leaves the process (10 s at most).
+        #expect(body.task.contains("/task/"), "\(body.task)")
+        for _ in 0..<1000 where access("/proc/\(body.task)", F_OK) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(access("/proc/\(body.task)", F_OK) != 0, "thread \(body.task) still runs")
+        #expect(idle.count == 0)
+    }
+
+    /// The thread (`pthread_self`) and kernel task (`process/task/thread` under /proc) a body
+    /// started in `idle` ran on.
+    static func threadOfABody(_ idle: IdleThreads) async -> (thread: UInt, task: String) {
+        await withCheckedContinuation { (done: CheckedContinuation<(thread: UInt, task: String), Never>) in
+            let started = SystemThread.start({
+                var path = [UInt8](repeating: 0, count: 64)
+                let count = path.withUnsafeMutableBytes { readlink("/proc/thread-self", $0.baseAddress!, $0.count) }
+                done.resume(returning: (UInt(pthread_self()), String(decoding: path.prefix(max(count, 0)), as: UTF8.self)))
+            }, idle: idle)
+            #expect(started)
+        }
+    }
+
+    /// Waits (10 s at most) until `count` threads wait in `idle`.
+    static func waitUntil(_ idle: IdleThreads, has count: Int) async throws {
+        for _ in 0..<1000 where idle.count != count { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
     @Test("Waiting time is reported to the profile: a worker with nothing to do waits for the reader")
     func waitsAreProfiled() {
         let profile = StageProfile()

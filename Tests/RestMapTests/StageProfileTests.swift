@@ -45,9 +45,10 @@ struct StageProfileTests {
         profile.measure(.cut) { Self.spin(milliseconds: 10) }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             SystemThread.start {
+                let start = StageProfile.threadCPU()
                 profile.measure(.map) { Self.spin(milliseconds: 20) }
                 Self.spin(milliseconds: 20)  // the worker's own business: no stage
-                profile.threadEnds()
+                profile.threadEnds(since: start)
                 done.resume()
             }
         }
@@ -76,26 +77,32 @@ struct StageProfileTests {
         #expect(abs(profile.serialFraction(totalCPU: total) - 1) < 1e-9)
         let report = profile.report(totalCPU: total, callerCPU: caller)
         #expect(report.contains("threads") && report.contains("30.0"), "\(report)")
+        // The whole CPU time is shown, what every share is of.
+        let totalRow = report.split(separator: "\n").first { $0.hasPrefix("total") }
+        #expect(totalRow?.contains(StageProfile.format("%.1f", StageProfile.seconds(total) * 1000) + " ") == true, "\(report)")
     }
 
-    @Test("Threads started one after another, which may share an identifier, all count their untimed time")
-    func untimedTimeOfSuccessiveThreads() async {
+    @Test("A thread that works for one pool after another counts each one's untimed time once, in one column")
+    func untimedTimeOfAReusedThread() async throws {
         let profile = StageProfile()
+        let idle = IdleThreads(lifetime: .seconds(30))
         for _ in 0..<3 {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                SystemThread.start {
+                SystemThread.start({
+                    let start = StageProfile.threadCPU()
                     profile.measure(.map) { Self.spin(milliseconds: 5) }
                     Self.spin(milliseconds: 20)
-                    profile.threadEnds()
+                    profile.threadEnds(since: start)
                     done.resume()
-                }
+                }, idle: idle)
             }
-            // Time for the thread to end, so the next one may take its identifier (glibc reuses
-            // an ended thread's; other tests' threads may take it first).
-            usleep(20_000)
+            // The next body goes to the same thread once it waits idle (10 s at most).
+            for _ in 0..<1000 where idle.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
         }
+        #expect(profile.cpuByThread.count == 2, "the caller and the one reused thread")
+        // 3 × 20 ms untimed; counting the thread's whole CPU time each time would give about 135 ms.
         let untimed = StageProfile.seconds(profile.untimedOnWorkers)
-        #expect(untimed >= 0.059 && untimed < 0.5, "\(untimed)")
+        #expect(untimed >= 0.059 && untimed < 0.11, "\(untimed)")
     }
 
     @Test("A split body is profiled on every thread: parts parse, map and merge on workers, the caller counts between the merge's phases")

@@ -54,6 +54,22 @@ final class Monitor<State>: @unchecked Sendable {
         }
     }
 
+    /// Waits as `wait(on:until:waited:)` does, until `ready` gives a value and, with it, whom its
+    /// change of the state wakes (as `updateAndWake`), under the same lock: a thread taking one of
+    /// several jobs wakes the next thread for the rest, instead of whoever queued them waking every thread.
+    func waitAndWake<Result>(on conditionIndex: Int = 0, until ready: (inout State) -> (Result, Waking?)?,
+                             waited: ((Duration) -> Void)? = nil) -> Result {
+        wait(on: conditionIndex, until: { state in
+            guard let (result, waking) = ready(&state) else { return nil }
+            switch waking {
+            case .one(let index)?: condition.signal(index)
+            case .all(let index)?: condition.broadcast(index)
+            case nil: break
+            }
+            return result
+        }, waited: waited)
+    }
+
     /// Waits on a condition until `ready` gives a value (it runs with the lock held, first at
     /// once, then each time another thread updates the state and wakes this one), and returns
     /// that value; `waited` learns the wall time spent waiting, for the stage profile.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 /// The library's thread pool: turns batches into outputs on one thread per worker while the
 /// calling thread reads the next batches and takes the outputs in input order.
@@ -24,8 +25,8 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
     private struct State {
         var queued: [(sequence: Int, batch: Batch)] = []
         var done: [Int: Output] = [:]
-        /// `forEach`'s calls not yet started, and those not yet finished.
-        var chores: [@Sendable () -> Void] = []
+        /// `forEach`'s and `map`'s calls not yet started, and those not yet finished.
+        var chores: [@Sendable (Worker) -> Void] = []
         var choresLeft = 0
         var closed = false
         var running = 0
@@ -35,19 +36,22 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
 
     private enum Job {
         case batch(sequence: Int, batch: Batch)
-        case chore(@Sendable () -> Void)
+        case chore(@Sendable (Worker) -> Void)
     }
 
     /// The pool's threads wait on one condition (for batches and chores), the calling thread on
     /// another (for outputs, chores done, threads ended): an update wakes only whom it concerns,
     /// not every thread of the pool.
     private let state = Monitor(State(), conditions: 2)
+    private typealias Waking = Monitor<State>.Waking
     private static var threadsCondition: Int { 0 }
     private static var callerCondition: Int { 1 }
     /// `2 ×` the threads that started.
     private let inFlightLimit: Int
+    /// Turns a batch into its output, on the thread that took it.
+    private let work: @Sendable (Worker, Batch) -> Output
     /// Works on the calling thread when no thread could be started.
-    private let fallback: (worker: Worker, work: @Sendable (Worker, Batch) -> Output)?
+    private let fallback: Worker?
     private let profile: StageProfile?
 
     /// Starts one thread per worker; each turns a batch into an `Output` with `work`.
@@ -65,51 +69,51 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
     init(threads: Int, profile: StageProfile? = nil, worker makeWorker: @escaping @Sendable (Int) -> Worker,
          work: @escaping @Sendable (Worker, Batch) -> Output) {
         self.profile = profile
-        var started = 0
-        for index in 0..<threads {
-            state.withLock { $0.running += 1 }
-            let didStart = SystemThread.start { [state, profile] in
-                let worker = makeWorker(index)
-                while let job = state.wait(on: Self.threadsCondition, until: { state -> Job?? in
-                    if let chore = state.chores.popLast() { return .some(.chore(chore)) }
-                    // At most `2 × workers` batches are queued: removing the first is cheap.
-                    if !state.queued.isEmpty {
-                        let (sequence, batch) = state.queued.removeFirst()
-                        return .some(.batch(sequence: sequence, batch: batch))
+        self.work = work
+        state.withLock { $0.running = threads }
+        let started = SystemThread.start(threads) { [state, profile] index in
+            let start = profile == nil ? .zero : StageProfile.threadCPU()
+            let worker = makeWorker(index)
+            // A thread taking a job while more wait, or leaving a closed pool, wakes the next
+            // thread: whoever queues jobs or closes the pool wakes one.
+            while let job = state.waitAndWake(on: Self.threadsCondition, until: { state -> (Job?, Waking?)? in
+                let next: Waking? = .one(Self.threadsCondition)
+                if let chore = state.chores.popLast() { return (.chore(chore), state.chores.isEmpty ? nil : next) }
+                // At most `2 × workers` batches are queued: removing the first is cheap.
+                if !state.queued.isEmpty {
+                    let (sequence, batch) = state.queued.removeFirst()
+                    return (.batch(sequence: sequence, batch: batch), state.queued.isEmpty ? nil : next)
+                }
+                return state.closed ? (nil, next) : nil
+            }, waited: profile?.addWait) {
+                switch job {
+                case .batch(let sequence, let batch):
+                    let output = work(worker, batch)
+                    // Only the batch the calling thread waits for wakes it.
+                    state.updateAndWake { state in
+                        state.done[sequence] = output
+                        return state.awaited == sequence ? .one(Self.callerCondition) : nil
                     }
-                    return state.closed ? .some(nil) : nil
-                }, waited: profile?.addWait) {
-                    switch job {
-                    case .batch(let sequence, let batch):
-                        let output = work(worker, batch)
-                        // Only the batch the calling thread waits for wakes it.
-                        state.updateAndWake { state in
-                            state.done[sequence] = output
-                            return state.awaited == sequence ? .one(Self.callerCondition) : nil
-                        }
-                    case .chore(let chore):
-                        chore()
-                        // Only the last chore wakes the thread waiting for them all.
-                        state.updateAndWake { state in
-                            state.choresLeft -= 1
-                            return state.choresLeft == 0 ? .one(Self.callerCondition) : nil
-                        }
+                case .chore(let chore):
+                    chore(worker)
+                    // Only the last chore wakes the thread waiting for them all.
+                    state.updateAndWake { state in
+                        state.choresLeft -= 1
+                        return state.choresLeft == 0 ? .one(Self.callerCondition) : nil
                     }
                 }
-                profile?.threadEnds()
-                state.updateAndWake { state in
-                    state.running -= 1
-                    return .one(Self.callerCondition)
-                }
             }
-            if !didStart {
-                state.withLock { $0.running -= 1 }
-                break
+            profile?.threadEnds(since: start)
+            // Only the last thread to finish wakes the caller, which waits for them all.
+            state.updateAndWake { state in
+                state.running -= 1
+                return state.running == 0 ? .one(Self.callerCondition) : nil
             }
-            started += 1
         }
+        // Threads end only once the pool is closed: none can have ended yet.
+        if started < threads { state.withLock { $0.running -= threads - started } }
         inFlightLimit = 2 * max(started, 1)
-        fallback = started == 0 && threads > 0 ? (makeWorker(0), work) : nil
+        fallback = started == 0 && threads > 0 ? makeWorker(0) : nil
     }
 
     /// Takes batches from `next` until it gives `nil`, handing each batch's output to `take` in
@@ -134,7 +138,7 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
 
     private func runUnprofiled<Failure: Error>(next: () throws(Failure) -> Batch?, take: (Output) -> Void) throws(Failure) {
         if let fallback {
-            while let batch = try next() { take(fallback.work(fallback.worker, batch)) }
+            while let batch = try next() { take(work(fallback, batch)) }
             return
         }
         var read = 0, taken = 0
@@ -178,6 +182,23 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
         if let failure { throw failure }
     }
 
+    /// The outputs of `batches`, in their order, each made on whichever thread of the pool takes
+    /// it first (on the calling thread when no thread started).
+    ///
+    /// For work whose outputs are all kept until the last one is done (the parts of a split
+    /// body): the calling thread hands the batches over at once and sleeps until they are all done,
+    /// instead of handing them over and taking them back one by one as `run` does to bound
+    /// what is in flight. Its CPU time is the profile's `order` stage.
+    func map(_ batches: [Batch]) -> [Output] {
+        if let fallback { return batches.map { work(fallback, $0) } }
+        let outputs = profile.measure(.order) { OutputSlots<Output>(count: batches.count) }
+        let makeOutput = work
+        perform(batches.indices.map { index in
+            { worker in outputs.fill(index, with: makeOutput(worker, batches[index])) }
+        }, measured: .order)
+        return profile.measure(.order) { outputs.taken() }
+    }
+
     /// Calls `body` with every index of `0..<count` on the pool's threads, in any order, and
     /// returns when every call has returned (on the calling thread when no thread started).
     /// What one call writes, the calls of a later `forEach` read safely: the pool's lock orders them.
@@ -187,12 +208,22 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
             for index in 0..<count { body(index) }
             return
         }
-        state.updateAndWake { state in
-            // Taken from the end: the lowest indices first.
-            state.chores += (0..<count).reversed().map { index in { body(index) } }
-            state.choresLeft += count
-            return .all(Self.threadsCondition)
+        perform((0..<count).map { index in { _ in body(index) } }, measured: nil)
+    }
+
+    /// Hands `chores` to the pool's threads, the first ones first, and waits until every one has
+    /// returned; the calling thread's CPU time for handing them over goes to `stage`.
+    private func perform(_ chores: [@Sendable (Worker) -> Void], measured stage: StageProfile.Stage?) {
+        guard !chores.isEmpty else { return }
+        let handOver = {
+            self.state.updateAndWake { state in
+                // Taken from the end: the first chores first.
+                state.chores += chores.reversed()
+                state.choresLeft += chores.count
+                return .one(Self.threadsCondition)
+            }
         }
+        if let stage { profile.measure(stage, handOver) } else { handOver() }
         state.wait(on: Self.callerCondition, until: { $0.choresLeft == 0 ? () : nil }, waited: profile?.addWait)
     }
 
@@ -200,8 +231,26 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
     deinit {
         state.updateAndWake { state in
             state.closed = true
-            return .all(Self.threadsCondition)
+            return .one(Self.threadsCondition)
         }
         state.wait(on: Self.callerCondition) { $0.running == 0 ? () : nil }
+    }
+}
+
+/// The outputs of `OrderedWorkers.map`, each filled once by the thread that made it.
+private final class OutputSlots<Output: Sendable>: Sendable {
+    private let slots: Mutex<[Output?]>
+
+    init(count: Int) {
+        slots = Mutex(Array(repeating: nil, count: count))
+    }
+
+    func fill(_ index: Int, with output: Output) {
+        slots.withLock { $0[index] = output }
+    }
+
+    /// Every output, once every slot is filled.
+    func taken() -> [Output] {
+        slots.withLock { slots in slots.map { $0! } }
     }
 }

@@ -95,11 +95,12 @@ public final class StageProfile: Sendable {
         state.withLock { $0.threads[thread].waiting += wall }
     }
 
-    /// Reports the current thread's whole CPU time, as a worker thread ends: what no stage claimed
-    /// of it is `untimed`, not serial. A thread started after another ended may have its
-    /// identifier, and so its column: their times add up.
-    public func threadEnds() {
-        let total = Self.threadCPU()
+    /// Reports the CPU time the current thread used for a worker's whole work, which began when
+    /// its CPU clock (`threadCPU()`) read `start`: what no stage claimed of it is `untimed`, not
+    /// serial. A thread that works for several pools in turn (`IdleThreads`), or a thread
+    /// started after another ended and given its identifier, has one column: their times add up.
+    public func threadEnds(since start: Duration) {
+        let total = Self.threadCPU() - start
         let thread = ordinal()
         state.withLock { $0.threads[thread].total = ($0.threads[thread].total ?? .zero) + total }
     }
@@ -200,6 +201,7 @@ public final class StageProfile: Sendable {
             lines.append(row("threads", names.map { _ in "" } + [ms(threadsOutside), share(threadsOutside)]))
         }
         lines.append(row("other *", (callerCPU == nil ? names.map { _ in "" } : [ms(other)] + names.dropFirst().map { _ in "" }) + [ms(other), share(other)]))
+        lines.append(row("total", names.map { _ in "" } + [ms(total), share(total)]))
         lines.append(row("waiting", waits.map(ms) + ["(wall)", ""]))
         let fraction = serialFraction(totalCPU: total, callerCPU: callerCPU)
         let predictions = [2, 4, 8, 12, 16].map { "\($0): " + Self.format("%.1f×", Self.predictedSpeedUp(serialFraction: fraction, jobs: $0)) }

@@ -10,20 +10,27 @@ extension MappingSession {
     /// The parts give their records up. The merged session's identities are not merged: it
     /// holds a result, and nothing more is mapped into it.
     static func merge<Worker, Batch, Output>(_ parts: [MappedRun], plan: MappingPlan, on pool: OrderedWorkers<Worker, Batch, Output>,
-                                             shardCount: Int, profile: StageProfile?) -> (session: MappingSession, roots: [Int]) {
+                                             profile: StageProfile?) -> (session: MappingSession, roots: [Int]) {
         guard parts.count > 1 else { return (parts[0].session, parts[0].roots) }
-        return SessionMerge(parts, plan: plan, shardCount: shardCount, profile: profile).run(on: pool)
+        return SessionMerge(parts, plan: plan, profile: profile).run(on: pool)
     }
+}
 
-    /// The session's identified records, cut into `shardCount` shards by entity and identification.
-    fileprivate func claims(shardCount: Int) -> [[SessionMerge.Claim]] {
+/// A part's identified records, cut into shards by entity and identification as the part is
+/// mapped, on the thread that maps it: what the merge of the parts begins with.
+struct MergeClaims: Sendable {
+    fileprivate let shards: [[SessionMerge.Claim]]
+
+    /// The identified records of `session`, in `shardCount` shards (the parts one merge takes
+    /// are cut into the same number).
+    init(of session: MappingSession, shardCount: Int) {
         var shards = Array(repeating: [SessionMerge.Claim](), count: shardCount)
-        for (entity, identified) in identities.enumerated() where !identified.isEmpty {
+        for (entity, identified) in session.identities.enumerated() where !identified.isEmpty {
             identified.forEach { key, record in
                 shards[SessionMerge.shard(of: key, entity: entity, count: shardCount)].append(.init(entity: entity, key: key, record: record))
             }
         }
-        return shards
+        self.shards = shards
     }
 }
 
@@ -31,7 +38,8 @@ extension MappingSession {
 /// before has finished; the calling thread only counts between two of them and gathers the
 /// roots and errors:
 ///
-/// 1. **claim** (per part): the part's identified records, cut into shards by identification;
+/// 1. **claim** (per part, as the part is mapped: `MergeClaims`): the part's identified records,
+///    cut into shards by identification;
 /// 2. **resolve** (per shard): the shard's claims, part after part in input order, against the
 ///    identifications before them: a record whose identification an earlier part has is a
 ///    duplicate of that part's record (each part's own records are merged already);
@@ -40,7 +48,8 @@ extension MappingSession {
 /// 4. **place** (per part): relationships translated to those numbers, new records moved into the
 ///    merged array, roots translated;
 /// 5. **merge** (per shard): each duplicate merged into its record, in input order;
-/// 6. **free** (per part): what is left of the part (its duplicates).
+/// 6. **free** (per part and shard): what is left of the part (its duplicates, its identities)
+///    and of the shard.
 ///
 /// A record is merged by one shard only, so no two threads change one record. Phases touch
 /// shared state only as above (a part's state by the part's call, a merged record by its
@@ -66,7 +75,7 @@ private struct SessionMerge: Sendable {
         let session: MappingSession
         var roots: [Int]
         /// Per shard, the part's identified records (phases 1–3).
-        var claims: [[Claim]] = []
+        var claims: [[Claim]]
         /// Each record's number in the merged array (phases 3–6).
         var numbers: [Int] = []
         /// Where its new records begin in the merged array.
@@ -75,6 +84,17 @@ private struct SessionMerge: Sendable {
         init(_ run: MappedRun) {
             session = run.session
             roots = run.roots
+            claims = run.takeClaims().shards
+        }
+
+        /// Phase 6: frees what is left of the part once it is merged (its records given up, its
+        /// identities, claims and numbers).
+        func free() {
+            session.records = []
+            session.identities = session.identities.map { _ in IdentityIndex() }
+            claims = []
+            numbers = []
+            roots = []
         }
     }
 
@@ -102,9 +122,9 @@ private struct SessionMerge: Sendable {
     let assignments: [[AssignmentPolicy]]
     let profile: StageProfile?
 
-    init(_ runs: [MappedRun], plan: MappingPlan, shardCount: Int, profile: StageProfile?) {
+    init(_ runs: [MappedRun], plan: MappingPlan, profile: StageProfile?) {
         parts = runs.map(Part.init)
-        shards = (0..<shardCount).map { _ in Shard() }
+        shards = parts[0].claims.map { _ in Shard() }
         entityCount = plan.entities.count
         assignments = plan.entities.map { $0.relationships.map(\.assignment) }
         self.profile = profile
@@ -128,7 +148,6 @@ private struct SessionMerge: Sendable {
         func phase(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
             pool.forEach(count) { index in profile.measure(.claim) { body(index) } }
         }
-        phase(parts.count) { part in parts[part].claims = parts[part].session.claims(shardCount: shards.count) }
         phase(shards.count) { shard in resolve(shard) }
         let total = profile.measure(.merge) { () -> Int in
             var total = 0
@@ -155,9 +174,10 @@ private struct SessionMerge: Sendable {
             }
             return (roots, errors)
         }
-        phase(parts.count) { part in
-            parts[part].session.records = []
-            parts[part].numbers = []
+        // What the parts and shards hold is freed on the pool's threads, not one by one on the calling thread.
+        phase(max(parts.count, shards.count)) { index in
+            if index < parts.count { parts[index].free() }
+            if index < shards.count { shards[index].duplicates = [] }
         }
         let session = parts[0].session
         session.records = records

@@ -72,26 +72,24 @@ struct SplitBodyMapping: MappingStrategy {
         let (entity, metadata) = (entity, response.metadata)
         // More parts than threads, so a thread that finishes early takes another.
         let partCount = 8 * jobs
+        let shardCount = MappedParts.shardCount(jobs: jobs)
         let plan = mapper.plan
         if let parts = profile.measure(.cut, { ArrayParts(body, count: partCount) }) {
             var mapped = MappedParts()
             let pool = OrderedWorkers(threads: jobs, profile: profile, worker: worker) { (worker: Mapper, part: Int) -> MappedRun? in
                 guard let (nodes, firstIndex) = profile.measure(.parse, { parts.elements(ofPart: part, profile: profile) }) else { return nil }
-                return profile.measure(.map) { Self.map(nodes, firstIndex: firstIndex, entity: entity, metadata: metadata, with: worker) }
+                return Self.map(nodes, firstIndex: firstIndex, entity: entity, metadata: metadata, with: worker,
+                                shardCount: shardCount, profile: profile)
             }
-            var next = 0
-            pool.run(next: {
-                defer { next += 1 }
-                return next < parts.count ? next : nil
-            }, take: { mapped.take(MappedPart($0)) })
+            for run in pool.map(Array(0..<parts.count)) { mapped.take(MappedPart(run)) }
             // A part that does not parse was cut inside an element (or the body is malformed):
             // the stream below splits it element by element.
-            if let merged = mapped.merged(plan: plan, on: pool, jobs: jobs, profile: profile) { return merged }
+            if let merged = mapped.merged(plan: plan, on: pool, profile: profile) { return merged }
         }
         guard body.first(where: { !isJSONWhitespace($0) }) == UInt8(ascii: "[") else { return nil }
         var mapped = MappedParts()
         let pool = OrderedWorkers(threads: jobs, profile: profile, worker: worker) { worker, batch in
-            Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile)
+            Self.map(batch, entity: entity, metadata: metadata, with: worker, shardCount: shardCount, profile: profile)
         }
         var stream = JSONElementStream(bytes: body, layout: .array(keys: []))
         let batchBytes = max(body.count / partCount, 1 << 16)
@@ -102,7 +100,7 @@ struct SplitBodyMapping: MappingStrategy {
         } catch {
             return nil
         }
-        return mapped.merged(plan: plan, on: pool, jobs: jobs, profile: profile)
+        return mapped.merged(plan: plan, on: pool, profile: profile)
     }
 
     /// One job: the parts parsed one after another and mapped into one session, each part's
@@ -181,14 +179,16 @@ struct SplitBodyMapping: MappingStrategy {
             }
         }
 
+        /// The shards a merge on `jobs` threads cuts identified records into: enough that the
+        /// threads share the work evenly; few enough that each part's claims stay cheap to cut.
+        static func shardCount(jobs: Int) -> Int { min(4 * jobs, 64) }
+
         /// The parts merged into one session on the threads of `pool` (`MappingSession.merge`);
         /// `nil` when a part did not parse, or none was mapped.
-        func merged<Worker, Batch, Output>(plan: MappingPlan, on pool: OrderedWorkers<Worker, Batch, Output>, jobs: Int,
+        func merged<Worker, Batch, Output>(plan: MappingPlan, on pool: OrderedWorkers<Worker, Batch, Output>,
                                            profile: StageProfile?) -> (session: MappingSession, roots: [Int])? {
             guard !malformed, !runs.isEmpty else { return nil }
-            // Enough shards that the threads share the work evenly; few enough that each part's
-            // claims stay cheap to cut.
-            return MappingSession.merge(runs, plan: plan, on: pool, shardCount: min(4 * jobs, 64), profile: profile)
+            return MappingSession.merge(runs, plan: plan, on: pool, profile: profile)
         }
     }
 
@@ -208,14 +208,17 @@ struct SplitBodyMapping: MappingStrategy {
     /// Parses a batch and maps its elements in a session of its own; `nil` when an element is
     /// not valid JSON.
     static func map(_ batch: JSONElementBatch, entity: Int, metadata: Metadata, with worker: Mapper,
-                    profile: StageProfile?) -> MappedRun? {
+                    shardCount: Int, profile: StageProfile?) -> MappedRun? {
         guard let nodes = profile.measure(.parse, { batch.nodes() }) else { return nil }
-        return profile.measure(.map) { map(nodes, firstIndex: batch.firstIndex, entity: entity, metadata: metadata, with: worker) }
+        return map(nodes, firstIndex: batch.firstIndex, entity: entity, metadata: metadata, with: worker,
+                   shardCount: shardCount, profile: profile)
     }
 
-    /// Maps consecutive elements of the array, the first at `firstIndex`, in a session of their own.
+    /// Maps consecutive elements of the array, the first at `firstIndex`, in a session of their
+    /// own, and cuts its identified records into `shardCount` shards for the merge (`claim`).
     /// The session holds no node afterwards, so the elements' document ends with the nodes.
-    static func map(_ nodes: [JSONNode], firstIndex: Int, entity: Int, metadata: Metadata, with worker: Mapper) -> MappedRun? {
+    static func map(_ nodes: [JSONNode], firstIndex: Int, entity: Int, metadata: Metadata, with worker: Mapper,
+                    shardCount: Int, profile: StageProfile?) -> MappedRun? {
         guard let root = nodes.first else { return nil }
         // The scope's root is never read: entities reading '@root' are not split.
         let session = MappingSession(plan: worker.plan, root: root, metadata: metadata)
@@ -224,8 +227,9 @@ struct SplitBodyMapping: MappingStrategy {
         session.identities[entity].reserveCapacity(nodes.count)
         var roots: [Int] = []
         roots.reserveCapacity(nodes.count)
-        map(nodes, firstIndex: firstIndex, entity: entity, into: session, roots: &roots)
-        return MappedRun(session: session, roots: roots)
+        profile.measure(.map) { map(nodes, firstIndex: firstIndex, entity: entity, into: session, roots: &roots) }
+        let claims = profile.measure(.claim) { MergeClaims(of: session, shardCount: shardCount) }
+        return MappedRun(session: session, roots: roots, claims: claims)
     }
 
     /// Maps consecutive elements of the array, the first at `firstIndex`, into `session`, adding
@@ -243,8 +247,23 @@ struct SplitBodyMapping: MappingStrategy {
 }
 
 /// A session filled by one thread and handed to the merge (`MappingSession.merge`), whose phases
-/// never use one session on two threads at once.
-struct MappedRun: @unchecked Sendable {
-    var session: MappingSession
-    var roots: [Int]
+/// never use one session on two threads at once. A class: the merge takes its claims out, so that
+/// it frees them on the pool's threads rather than the last holder of a copy on the calling thread.
+final class MappedRun: @unchecked Sendable {
+    let session: MappingSession
+    let roots: [Int]
+    /// Taken by the merge (`takeClaims()`).
+    private var claims: MergeClaims?
+
+    init(session: MappingSession, roots: [Int], claims: MergeClaims) {
+        self.session = session
+        self.roots = roots
+        self.claims = claims
+    }
+
+    /// The claims, which the run holds no more.
+    func takeClaims() -> MergeClaims {
+        defer { claims = nil }
+        return claims!
+    }
 }

@@ -1,4 +1,5 @@
 import RestMapJSON
+import Synchronization
 
 /// `SplitBodyMapping` for a body that is a regular file (`Mapper.map(_:bodyIn:options:)`): the
 /// parts are the chunks of `JSONPositionalArrayChunks`, each read from the file and parsed where
@@ -48,15 +49,33 @@ extension SplitBodyMapping {
         }
         let mapper = mapper
         let (entity, metadata) = (entity, response.metadata)
-        var mapped = MappedParts()
+        let shardCount = MappedParts.shardCount(jobs: jobs)
+        // After a part that failed, the parts are still cut (a later chunk's cut may be waiting
+        // for this one's), not mapped: the body is mapped from memory then.
+        let failed = FailedPart()
         let pool = OrderedWorkers(threads: jobs, profile: profile, worker: { mapper.forThread($0, profile: profile) }) { (worker: Mapper, number: Int) -> MappedPart in
             let (batch, failure) = chain.cut(chunk: number, profile: profile)
-            guard failure == nil else { return .failed }
+            guard failure == nil, !failed.happened else {
+                failed.happened = true
+                return .failed
+            }
             guard let batch else { return .empty }
-            return MappedPart(Self.map(batch, entity: entity, metadata: metadata, with: worker, profile: profile))
+            return MappedPart(Self.map(batch, entity: entity, metadata: metadata, with: worker, shardCount: shardCount, profile: profile))
         }
-        // After a part that failed, no more are read: the body is mapped from memory then.
-        pool.run(next: { mapped.malformed ? nil : chunks.nextChunk() }, take: { mapped.take($0) })
-        return mapped.merged(plan: mapper.plan, on: pool, jobs: jobs, profile: profile)
+        // The chunks go to the threads in input order, so a chunk's cut waits only for cuts running.
+        let numbers = profile.measure(.cut) { Array(sequence(state: chunks) { $0.nextChunk() }) }
+        var mapped = MappedParts()
+        for part in pool.map(numbers) { mapped.take(part) }
+        return mapped.merged(plan: mapper.plan, on: pool, profile: profile)
+    }
+}
+
+/// Whether a part of a split file has failed, for the threads cutting the parts after it.
+private final class FailedPart: Sendable {
+    private let flag = Atomic(false)
+
+    var happened: Bool {
+        get { flag.load(ordering: .relaxed) }
+        set { flag.store(newValue, ordering: .relaxed) }
     }
 }
