@@ -251,7 +251,7 @@ let package = Package(
         .testTarget(name: "RestMapSchemaTests", dependencies: ["RestMapSchema"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapPluginsTests", dependencies: ["RestMapPlugins", "RestMapPluginLoader", "RestMapPluginKit", "CRestMapPluginABI", "RestMapDates", "RestMapIDs", "RestMapCSV", "RestMap", "RestMapSchema", "RestMapTestSupport"]),
         .testTarget(name: "RestMapTests", dependencies: ["RestMap", "RestMapSchema", "RestMapJSON", "RestMapPluginKit", "RestMapPlugins", "RestMapPluginLoader", "RestMapDates", "RestMapIDs", "RestMapCSV"]),
-        .testTarget(name: "RestMapCLITests", dependencies: ["RestMap", "RestMapTestSupport"]),
+        .testTarget(name: "RestMapCLITests", dependencies: ["RestMap", "RestMapCLICore", "RestMapTestSupport"]),
         .testTarget(name: "RestMapAuthoringTests", dependencies: ["RestMapAuthoring", "RestMap", "RestMapSchema", "RestMapPlugins", "RestMapPluginLoader"], exclude: ["Fixtures"]),
         .testTarget(name: "RestMapLSPTests", dependencies: ["RestMapJSON"]),
         // What the test targets share: running built programs and the sample server.

@@ -45,6 +45,7 @@ struct RestMapCommand: AsyncParsableCommand {
             Glibc.exit(1)
         }
         MemoryReuse.configure()
+        SchemaPreload.begin(arguments)
         await CommandMain.run(Self.self)
     }
 }

@@ -32,10 +32,15 @@ package struct PluginOptions: ParsableArguments {
 
     /// The mapper of `schema` with its plugins, for every command that maps. Errors print and
     /// exit 1; warnings (such as a plugin library that was ignored) print and do not stop it.
+    /// A schema `restmap map` began loading while its command line was parsed
+    /// (`SchemaPreload`) is taken when it is this one with these plugin folders.
     package func mapper(for schema: String) throws -> Mapper {
-        let loaded = Schema.load(contentsOf: schema, options: loadOptions)
+        let preloaded = SchemaPreload.take(schema: schema, pluginPaths: pluginPaths)
+        let loaded = preloaded?.loaded ?? Schema.load(contentsOf: schema, options: loadOptions)
         let mapper: Mapper
-        do { mapper = try loaded.mapper() } catch {
+        switch preloaded?.mapper ?? Result(catching: { () throws(SchemaLoadError) in try loaded.mapper() }) {
+        case .success(let compiled): mapper = compiled
+        case .failure(let error):
             Terminal.error(error.description + "\n")
             throw ExitCode.failure
         }
