@@ -3,10 +3,11 @@
 # JSONDecoder+Codable+JSONEncoder, jq and Python+orjson on the same generated data, the --jobs
 # scaling, and peak memory on 1 GB inputs. Ratios are measured in the same run.
 #
-# usage: Benchmarks/Pipeline/run.sh [speed] [jobs] [profile] [memory]     (default: all four)
+# usage: Benchmarks/Pipeline/run.sh [speed] [jobs] [profile] [serial] [memory]     (default: all five)
 # Data is generated into Benchmarks/.data (gitignored); SIZE_MB (20), JOBS_MB (200) and
 # MEMORY_MB (1024) set the sizes, ROUNDS (5) the runs per measurement (the median counts),
-# METRIC=cpu compares CPU time instead of wall time (the jobs part always measures wall time).
+# METRIC=cpu compares CPU time instead of wall time (the jobs part always measures wall time);
+# SERIAL_JOBS (16) the threads the serial part measures the calling thread's work for.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DATA=Benchmarks/.data
@@ -15,7 +16,8 @@ SIZE_MB=${SIZE_MB:-20}
 JOBS_MB=${JOBS_MB:-200}
 MEMORY_MB=${MEMORY_MB:-1024}
 ROUNDS=${ROUNDS:-5}
-PARTS=${*:-speed jobs profile memory}
+PARTS=${*:-speed jobs profile serial memory}
+SERIAL_JOBS=${SERIAL_JOBS:-16}
 
 command -v jq >/dev/null || apt-get install -y jq
 python3 -c 'import orjson' 2>/dev/null || python3 -m pip install --quiet orjson
@@ -110,6 +112,38 @@ if [[ " $PARTS " == *" profile "* ]]; then
     "$RESTMAP" map --schema "$SCHEMA" --jobs 1 --profile "$ARRAY" 2>&1 >/dev/null
     echo "== stage profile, --jobs $(nproc), $SIZE_MB MB array, whole"
     "$RESTMAP" map --schema "$SCHEMA" --profile "$ARRAY" 2>&1 >/dev/null
+fi
+
+if [[ " $PARTS " == *" serial "* ]]; then
+    # The serial fraction as issue 24 defines it: the calling thread's serial work (the `*` rows)
+    # with SERIAL_JOBS threads (kept above the cores under --profile), over the whole CPU time of
+    # the same input with one job (the `total` row). ROUNDS rounds of both, in turn; each round's
+    # fraction, their median and the speed-up Amdahl's law predicts from it with that many cores.
+    LINES="$DATA/repos-$JOBS_MB.ndjson"
+    BIG_ARRAY="$DATA/repos-$JOBS_MB.json"
+    ARRAY="$DATA/repos-$SIZE_MB.json"
+    generate ndjson "$JOBS_MB" "$LINES"
+    generate array "$JOBS_MB" "$BIG_ARRAY"
+    generate array "$SIZE_MB" "$ARRAY"
+    serial() { # label, then the map arguments after the schema
+        local label=$1; shift
+        for ((round = 0; round < ROUNDS; round++)); do
+            total=$("$RESTMAP" map --schema "$SCHEMA" "$@" --jobs 1 --profile 2>&1 >/dev/null | awk '$1 == "total" { print $(NF-1) }')
+            serial=$("$RESTMAP" map --schema "$SCHEMA" "$@" --jobs "$SERIAL_JOBS" --profile 2>&1 >/dev/null | awk '$2 == "*" { sum += $(NF-1) } END { print sum }')
+            echo "$serial $total"
+        done | python3 -c '
+import statistics, sys
+label, jobs = sys.argv[1], int(sys.argv[2])
+fractions = [float(serial) / float(total) for serial, total in (line.split() for line in sys.stdin)]
+median = statistics.median(fractions)
+rounds = " ".join(f"{100 * f:.2f}%" for f in fractions)
+print(f"{label:<34} {rounds}   median {100 * median:.2f}%: Amdahl predicts {1 / (median + (1 - median) / jobs):.1f}x with {jobs} cores")
+' "$label" "$SERIAL_JOBS"
+    }
+    echo "== serial fraction: serial work with --jobs $SERIAL_JOBS over the one-job CPU time, $ROUNDS rounds"
+    serial "$JOBS_MB MB NDJSON" --input ndjson --entity Repository --format ndjson "$LINES"
+    serial "$JOBS_MB MB array, --stream" --stream "$BIG_ARRAY"
+    serial "$SIZE_MB MB array, whole" "$ARRAY"
 fi
 
 if [[ " $PARTS " == *" memory "* ]]; then
