@@ -12,15 +12,18 @@ import Synchronization
 ///   threads never update the reference counts of one shared object; each thread makes its own
 ///   as it starts (`init(threads:worker:work:)`), beside the others.
 /// - The threads and the calling thread wait on conditions of their own: the batch the calling
-///   thread waits for wakes it (not every batch finished before it), a queued one wakes one thread.
+///   thread waits for wakes it (not every batch finished before it); whoever queues jobs wakes one
+///   thread, and a thread taking a job while more wait wakes the next.
 /// - Back-pressure: at most `2 × threads` batches are in flight (read and not yet taken), so a
 ///   thread that finishes early takes the next batch instead of waiting for the slowest, and the
-///   bytes held stay bounded.
-/// - After `run`, the same threads can do work that needs every output taken first
+///   bytes held stay bounded (`run`). Work whose outputs are all kept anyway goes over at once
+///   (`map`: the parts of a split body).
+/// - After `run` or `map`, the same threads can do work that needs every output first
 ///   (`forEach`: merging a split body's parts).
-/// - Threads are plain detached POSIX threads, started with the pool and ended when it is
-///   released (after its last use): the engine is synchronous, and blocking Swift concurrency's
-///   cooperative threads on a condition would starve the caller's tasks.
+/// - Threads are plain POSIX threads (`SystemThread`), taken with the pool and given back when it
+///   is released (after its last use), to wait a while for the next pool (`IdleThreads`): the
+///   engine is synchronous, and blocking Swift concurrency's cooperative threads on a condition
+///   would starve the caller's tasks.
 final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>: Sendable {
     private struct State {
         var queued: [(sequence: Int, batch: Batch)] = []
@@ -227,7 +230,8 @@ final class OrderedWorkers<Worker: Sendable, Batch: Sendable, Output: Sendable>:
         state.wait(on: Self.callerCondition, until: { $0.choresLeft == 0 ? () : nil }, waited: profile?.addWait)
     }
 
-    /// Lets the threads finish and waits for them.
+    /// Lets the threads finish the pool's work and waits until they have left it (they wait in
+    /// `IdleThreads` for the next pool).
     deinit {
         state.updateAndWake { state in
             state.closed = true

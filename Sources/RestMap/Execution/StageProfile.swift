@@ -8,8 +8,9 @@ import Synchronization
 /// Stages are timed per batch or part, not per record, with each thread's own CPU clock, so a
 /// profile costs next to nothing. Time no stage claims is `other` in `report(totalCPU:)` (starting
 /// the process, loading the schema, allocation the operating system reclaims at exit), except a
-/// worker thread's, which it reports when it ends (`threadEnds()`): that is `untimed`, parallel work
-/// (the thread's start, freeing what earlier parts left), not on the path every worker waits for.
+/// worker thread's, which it reports as its work ends (`threadEnds(since:)`): that is `untimed`,
+/// parallel work (making its worker, freeing what earlier parts left), not on the path every
+/// worker waits for.
 public final class StageProfile: Sendable {
     /// A stage of mapping.
     public enum Stage: String, Sendable, CaseIterable {
@@ -55,7 +56,7 @@ public final class StageProfile: Sendable {
     private struct Thread {
         var cpu: [Stage: Duration] = [:]
         var waiting: Duration = .zero
-        /// All the CPU time of a worker thread, reported when it ends.
+        /// All the CPU time of a worker thread's work, reported as it ends.
         var total: Duration?
 
         /// The part of a worker's CPU time no stage claims.
