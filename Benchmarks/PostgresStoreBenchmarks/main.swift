@@ -12,7 +12,9 @@ import BenchmarkData
 // a Python json + psycopg peer (peer.py) does the same upserts into the same tables on the same
 // server, both with COPY + INSERT … ON CONFLICT and with executemany. Then four writers at once,
 // each importing a quarter of the array, against one writer importing the four quarters in turn.
-// Each database is new. Run:
+// Last, the server's floor: the same rows inserted (and then updated) by the server alone, from
+// its own tables, with no client, no parsing and no transfer; no client can take less time than
+// that, so peer time over floor time is the most any client could reach. Each database is new. Run:
 //   swift run -c release PostgresStoreBenchmarks postgres://postgres@127.0.0.1:PORT/postgres [MEGABYTES]
 // (pip install 'psycopg[binary]' first; .ci/run shows how to start a throwaway cluster).
 
@@ -70,6 +72,27 @@ var ours: [[Double]] = [[], []], oursCPU: [[Double]] = [[], []]
 var theirs: [String: [[Double]]] = ["copy": [[], []], "executemany": [[], []]], theirsCPU = theirs
 var summaries: [String] = []
 var writers: [Int: [(wall: Double, cpu: Double)]] = [1: [], 4: []]
+var floors: [[Double]] = [[], []]
+
+/// Seconds the server takes to insert RestMap's stored rows into empty tables of the same
+/// definition (indexes and foreign key included), then to change every repository's stars:
+/// statement times as psql reports them.
+func serverFloor(_ database: String) throws -> (fresh: Double, updates: Double) {
+    _ = try run(["psql", database, "-X", "-q", "-v", "ON_ERROR_STOP=1",
+                 "-c", #"CREATE TABLE restmap.floor_owner (LIKE restmap."Owner" INCLUDING ALL)"#,
+                 "-c", #"CREATE TABLE restmap.floor_repository (LIKE restmap."Repository" INCLUDING ALL)"#,
+                 "-c", "ALTER TABLE restmap.floor_repository ADD FOREIGN KEY (owner) REFERENCES restmap.floor_owner (rm_id) ON DELETE SET NULL"])
+    let output = try run(["psql", database, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", "\\timing on",
+                          "-c", "BEGIN", "-c", #"INSERT INTO restmap.floor_owner SELECT * FROM restmap."Owner" ORDER BY id"#,
+                          "-c", #"INSERT INTO restmap.floor_repository SELECT * FROM restmap."Repository" ORDER BY id"#, "-c", "COMMIT",
+                          "-c", "BEGIN", "-c", "UPDATE restmap.floor_repository SET stars = stars + 1", "-c", "COMMIT"])
+    let times = output.split(separator: "\n").compactMap { line -> Double? in
+        guard line.hasPrefix("Time: ") else { return nil }
+        return Double(line.dropFirst(6).prefix { $0 != " " }).map { $0 / 1000 }
+    }
+    precondition(times.count == 7, "psql printed \(times.count) times")
+    return (times[1] + times[2] + times[3], times[5] + times[6])
+}
 let quarters = split(documents[0], parts: 4)
 for round in 0..<rounds {
     let database = try newDatabase()
@@ -87,6 +110,9 @@ for round in 0..<rounds {
         if round == 0 { summaries.append("\(summary)") }
     }
     try store.close()
+    let floor = try serverFloor(database)
+    floors[0].append(floor.fresh)
+    floors[1].append(floor.updates)
 
     for mode in ["copy", "executemany"] {
         let peerDatabase = try newDatabase()
@@ -139,7 +165,8 @@ for (pass, name) in ["fresh import", "re-import (updates)"].enumerated() {
     print("\(name): RestMap \(String(format: "%.1f", megabytes / ourTime)) MB/s; Python json+psycopg "
         + ["copy", "executemany"].map { "\($0) \(String(format: "%.1f", megabytes / median(theirs[$0]![pass]))) MB/s" }.joined(separator: ", ")
         + "; ratio to the faster (\(best)) \(String(format: "%.2f", peerTime / ourTime))x, in client CPU time "
-        + "\(String(format: "%.2f", median(theirsCPU[best]![pass]) / median(oursCPU[pass])))x")
+        + "\(String(format: "%.2f", median(theirsCPU[best]![pass]) / median(oursCPU[pass])))x; "
+        + "server floor \(String(format: "%.1f", megabytes / median(floors[pass]))) MB/s, so at most \(String(format: "%.2f", peerTime / median(floors[pass])))x for any client")
 }
 let one = writers[1]!, four = writers[4]!
 print("writers (the fresh array in four quarters): 1 writer \(String(format: "%.1f", megabytes / median(one.map(\.wall)))) MB/s "

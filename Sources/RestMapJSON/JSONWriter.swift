@@ -154,7 +154,13 @@ public struct JSONWriter: @unchecked Sendable {
     /// A double in its shortest round-trip form; non-finite values are written as null.
     public mutating func double(_ value: Double) {
         guard value.isFinite else { return null() }
-        raw(value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value))
+        raw(Self.text(of: value))
+    }
+
+    /// The JSON text of a finite double: its shortest round-trip form, whole numbers below
+    /// 10^15 without a fraction.
+    public static func text(of value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     /// Writes a string whose UTF-8 text `write` puts at the pointer it is given, at most

@@ -5,18 +5,19 @@ import RestMapStore
 
 /// How the store's values become PostgreSQL columns and back (Docs/Store.md, "PostgreSQL"):
 ///
-/// | attribute type | column | bound as (JSON) |
+/// | attribute type | column | sent as (text) |
 /// |---|---|---|
-/// | integer | bigint | the number |
-/// | boolean | boolean | true / false |
-/// | number | double precision | the number (`"NaN"`, `"Infinity"` as strings) |
+/// | integer | bigint | the digits |
+/// | boolean | boolean | `true` / `false` |
+/// | number | double precision | the number (`NaN`, `Infinity`) |
 /// | date | timestamptz | Unix seconds, then `to_timestamp` (microseconds) |
 /// | decimal | numeric | the exact decimal text |
 /// | string, url | text | the string |
 /// | [T], any | jsonb | the JSON value |
 ///
-/// Values are sent in batches as one JSON document read by `json_to_recordset`, and read back
-/// as text (`::text`), so that every value is exact both ways.
+/// Rows are sent in batches as one binary `text[]` parameter per column, read as a table by
+/// `unnest` and cast on the server (`PostgresRows`), and read back as text (`::text`), so that
+/// every value is exact both ways.
 enum PostgresColumn {
     enum Kind: Sendable {
         case integer, boolean, number, date, decimal, text, json
@@ -46,15 +47,12 @@ enum PostgresColumn {
             }
         }
 
-        /// The type a value has in a batch document (`json_to_recordset`).
-        var inputType: String { self == .date ? "double precision" : sqlType }
-
-        /// A batch field (`x.c0`) as a value of the column.
-        func fromInput(_ field: String) -> String {
+        /// A batch field (`x.c0`, text) as a value of the column.
+        func fromText(_ field: String) -> String {
             switch self {
-            case .date: "to_timestamp(\(field))"
-            case .json: "nullif(\(field), 'null'::jsonb)"
-            default: field
+            case .text: field
+            case .date: "to_timestamp((\(field))::double precision)"
+            default: "(\(field))::\(sqlType)"
             }
         }
 
@@ -84,7 +82,7 @@ enum PostgresColumn {
         }
     }
 
-    /// Writes a value in a column's input form.
+    /// Writes a value in a column's input form, as JSON (a value bound as `$n::jsonb`).
     static func write(_ value: Value, _ kind: Kind, to writer: inout JSONWriter) {
         switch (kind, value) {
         case (_, .null): writer.null()
@@ -105,7 +103,32 @@ enum PostgresColumn {
     }
 
     private static func number(_ number: Double, to writer: inout JSONWriter) {
-        if number.isFinite { writer.double(number) } else { writer.string(number.isNaN ? "NaN" : number > 0 ? "Infinity" : "-Infinity") }
+        if number.isFinite { writer.double(number) } else { writer.string(numberText(number)) }
+    }
+
+    /// A value in a column's text form, as the column's cast (`Kind.fromText`) reads it: the
+    /// text its JSON form has as a field of that type (a string's characters, any other
+    /// scalar's JSON token, an array's or object's JSON); `nil` for null.
+    static func text(_ value: Value, _ kind: Kind) -> String? {
+        switch (kind, value) {
+        case (_, .null): return nil
+        case (.json, _), (_, .array), (_, .object):
+            var json = JSONWriter()
+            value.write(to: &json)
+            return json.string
+        case (_, .bool(let bool)): return bool ? "true" : "false"
+        case (_, .integer(let integer)): return String(integer)
+        case (_, .number(let number)): return numberText(number)
+        case (_, .decimal(let decimal)): return decimal.description
+        case (_, .string(let string)): return string
+        case (_, .url(let url)): return url.absoluteString
+        case (_, .date(let date)): return numberText(date.timeIntervalSince1970)
+        }
+    }
+
+    /// A double as JSON writes it; the non-finite ones as PostgreSQL spells them.
+    private static func numberText(_ number: Double) -> String {
+        number.isFinite ? JSONWriter.text(of: number) : number.isNaN ? "NaN" : number > 0 ? "Infinity" : "-Infinity"
     }
 
     /// One value as a JSON text to bind (`$n::jsonb`).

@@ -19,7 +19,8 @@ extension PostgresEngine {
 }
 
 /// Writes one mapping result inside the transaction of `PostgresEngine.save`, a statement per
-/// entity rather than per record: the records go to the server as one JSON document.
+/// entity rather than per record: the records go to the server as one text array per column
+/// (`PostgresRows`).
 struct PostgresSaver {
     let engine: PostgresEngine
     let connection: PostgresConnection
@@ -222,25 +223,6 @@ struct PostgresSaver {
         }
     }
 
-    /// The JSON document of rows (`[{"p": 0, "c0": …}, …]`) and the column list that reads it.
-    private func document(_ rows: [[Value?]], _ slots: [Int], _ kinds: [PostgresColumn.Kind]) -> (json: String, columns: String) {
-        var writer = JSONWriter()
-        writer.beginArray()
-        for (position, row) in rows.enumerated() {
-            writer.beginObject()
-            writer.key("p")
-            writer.integer(Int64(position))
-            for slot in slots {
-                writer.key("c\(slot)")
-                PostgresColumn.write(row[slot] ?? .null, kinds[slot], to: &writer)
-            }
-            writer.endObject()
-        }
-        writer.endArray()
-        let columns = (["p bigint"] + slots.map { "c\($0) \(kinds[$0].inputType)" }).joined(separator: ", ")
-        return (writer.string, columns)
-    }
-
     /// The quoted column names by slot: attributes, then foreign keys.
     private func columnNames(_ table: StoreLayout.Table) -> [String] {
         (table.columns.map(\.name) + table.links.filter(\.isColumn).map(\.name)).map(q)
@@ -253,9 +235,10 @@ struct PostgresSaver {
     private func upsertBatch(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ identity: [Int],
                              _ rows: [[Value?]]) async throws -> [Int: Saved] {
         let columns = columnNames(table)
-        let (json, recordset) = document(rows, slots, kinds)
+        var batch = PostgresBindings()
+        let source = PostgresRows.table(rows, slots: slots, kinds: kinds, alias: "x", binds: &batch)
         let name = names.table(table.entity)
-        let input = slots.map { kinds[$0].fromInput("x.c\($0)") }
+        let input = slots.map { kinds[$0].fromText("x.c\($0)") }
         let version = model.rules.modifiedBy[table.entity].flatMap(table.columnIndex).flatMap { slots.contains($0) ? $0 : nil }
         // Text and integer identities hold the very value on conflict: left out of the update.
         let assigned = slots.filter { !identity.contains($0) || ![.text, .integer].contains(kinds[$0]) }
@@ -266,10 +249,10 @@ struct PostgresSaver {
                 + " WHERE (" + assigned.map { "t.\(columns[$0]) IS DISTINCT FROM excluded.\(columns[$0])" }.joined(separator: " OR ") + ")"
             if let version { action += " AND (t.\(columns[version]) IS NULL OR excluded.\(columns[version]) > t.\(columns[version]))" }
         }
-        let order = identity.map { kinds[$0].ordered(kinds[$0].fromInput("x.c\($0)")) }.joined(separator: ", ")
-        let match = identity.map { "u.\(columns[$0]) = \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " AND ")
+        let order = identity.map { kinds[$0].ordered(kinds[$0].fromText("x.c\($0)")) }.joined(separator: ", ")
+        let match = identity.map { "u.\(columns[$0]) = \(kinds[$0].fromText("x.c\($0)"))" }.joined(separator: " AND ")
         let sql = """
-            WITH x AS (SELECT * FROM json_to_recordset($1::json) AS x(\(recordset))),
+            WITH x AS (SELECT * FROM \(source)),
             u AS (INSERT INTO \(name) AS t (\(slots.map { columns[$0] }.joined(separator: ", ")))
                 SELECT \(input.joined(separator: ", ")) FROM x ORDER BY \(order)
                 ON CONFLICT (\(target)) \(action)
@@ -277,7 +260,7 @@ struct PostgresSaver {
             SELECT x.p::text, u.rm_id::text, u.inserted::text FROM x JOIN u ON \(match)
             """
         var result: [Int: Saved] = [:]
-        for row in try await connection.rows(sql, binds(json), logger: logger) {
+        for row in try await connection.rows(sql, batch, logger: logger) {
             guard let position = row[0].flatMap({ Int($0) }), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
             result[position] = Saved(rowID: rowID, outcome: row[2] == "true" ? .inserted : .updated, unwrittenLinks: [])
         }
@@ -285,12 +268,14 @@ struct PostgresSaver {
         // The rows left as they were: not newer when a value differs, else unchanged. Only their
         // records go to the server again (`p` numbers them in `missing`).
         let missing = rows.indices.filter { result[$0] == nil }
-        let differs = version == nil ? "false" : slots.map { "t.\(columns[$0]) IS DISTINCT FROM \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " OR ")
-        let identityMatch = identity.map { "t.\(columns[$0]) = \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " AND ")
+        let differs = version == nil ? "false" : slots.map { "t.\(columns[$0]) IS DISTINCT FROM \(kinds[$0].fromText("x.c\($0)"))" }.joined(separator: " OR ")
+        let identityMatch = identity.map { "t.\(columns[$0]) = \(kinds[$0].fromText("x.c\($0)"))" }.joined(separator: " AND ")
+        var again = PostgresBindings()
+        let missingSource = PostgresRows.table(missing.map { rows[$0] }, slots: slots, kinds: kinds, alias: "x", binds: &again)
         for row in try await connection.rows("""
             SELECT x.p::text, t.\(q(StoreSQL.rowID))::text, (\(differs))::text
-            FROM json_to_recordset($1::json) AS x(\(recordset)) JOIN \(name) AS t ON \(identityMatch)
-            """, binds(document(missing.map { rows[$0] }, slots, kinds).json), logger: logger) {
+            FROM \(missingSource) JOIN \(name) AS t ON \(identityMatch)
+            """, again, logger: logger) {
             guard let index = row[0].flatMap({ Int($0) }), missing.indices.contains(index), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
             result[missing[index]] = Saved(rowID: rowID, outcome: row[2] == "true" ? .skipped : .unchanged, unwrittenLinks: [])
         }
@@ -311,12 +296,12 @@ struct PostgresSaver {
                                                request, logger: logger).compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } }
         guard rowIDs.count == rows.count else { throw StoreError("\(table.entity): the row ids of an insert could not be drawn") }
         let columns = columnNames(table)
-        let (json, recordset) = document(rows, slots, kinds)
-        var insert = binds(json)
+        var insert = PostgresBindings()
         insert.append(rowIDs)
+        let source = PostgresRows.table(rows, slots: slots, kinds: kinds, alias: "x", binds: &insert)
         try await connection.run("INSERT INTO \(name) (\(([q(StoreSQL.rowID)] + slots.map { columns[$0] }).joined(separator: ", "))) "
-            + "SELECT \((["($2::bigint[])[x.p + 1]"] + slots.map { kinds[$0].fromInput("x.c\($0)") }).joined(separator: ", ")) "
-            + "FROM json_to_recordset($1::json) AS x(\(recordset)) ORDER BY x.p", insert, logger: logger)
+            + "SELECT \((["($1::bigint[])[x.p + 1]"] + slots.map { kinds[$0].fromText("x.c\($0)") }).joined(separator: ", ")) "
+            + "FROM \(source) ORDER BY x.p", insert, logger: logger)
         return rowIDs
     }
 
@@ -334,10 +319,10 @@ struct PostgresSaver {
             for (slot, value) in zip(identity, row) { values[slot] = value }
             padded.append(values)
         }
-        let (json, recordset) = document(padded, identity, kinds)
-        let match = identity.map { "t.\(q(table.columns[$0].name)) = \(kinds[$0].fromInput("x.c\($0)"))" }.joined(separator: " AND ")
-        return try await count("DELETE FROM \(names.table(table.entity)) AS t USING json_to_recordset($1::json) AS x(\(recordset)) WHERE \(match)",
-                               binds(json))
+        var batch = PostgresBindings()
+        let source = PostgresRows.table(padded, slots: identity, kinds: kinds, alias: "x", binds: &batch)
+        let match = identity.map { "t.\(q(table.columns[$0].name)) = \(kinds[$0].fromText("x.c\($0)"))" }.joined(separator: " AND ")
+        return try await count("DELETE FROM \(names.table(table.entity)) AS t USING \(source) WHERE \(match)", batch)
     }
 
     // MARK: Relationships
@@ -357,12 +342,13 @@ struct PostgresSaver {
             }
             guard !rowIDs.isEmpty else { continue }
             let pairs: [[Value?]] = rowIDs.sorted().map { rowID in [.integer(rowID), (targets[rowID] ?? nil).map(Value.integer) ?? .null] }
-            let (json, recordset) = document(pairs, [0, 1], [.integer, .integer])
+            var batch = PostgresBindings()
+            let source = PostgresRows.table(pairs, slots: [0, 1], kinds: [.integer, .integer], alias: "v", binds: &batch)
             let column = q(link.name)
-            let rows = try await connection.rows("UPDATE \(names.table(table.entity)) AS t SET \(column) = v.c1 "
-                + "FROM json_to_recordset($1::json) AS v(\(recordset)) "
-                + "WHERE t.\(q(StoreSQL.rowID)) = v.c0 AND t.\(column) IS DISTINCT FROM v.c1 RETURNING t.\(q(StoreSQL.rowID))::text",
-                binds(json), logger: logger)
+            let rows = try await connection.rows("UPDATE \(names.table(table.entity)) AS t SET \(column) = v.c1::bigint "
+                + "FROM \(source) "
+                + "WHERE t.\(q(StoreSQL.rowID)) = v.c0::bigint AND t.\(column) IS DISTINCT FROM v.c1::bigint RETURNING t.\(q(StoreSQL.rowID))::text",
+                batch, logger: logger)
             changed.formUnion(rows.compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } })
         }
         return changed
@@ -500,12 +486,12 @@ struct PostgresSaver {
         let (identity, scope) = try sweep.columns(model.layout)
         let kinds = identity.map { PostgresColumn.Kind(type: $0.type) }
         let kept = sweep.kept.filter { $0.count == identity.count }.map { $0.map(Optional.some) }
-        let (json, recordset) = document(kept, Array(identity.indices), kinds)
-        var arguments = binds(json)
-        let match = identity.indices.map { "\(kinds[$0].fromInput("k.c\($0)")) IS NOT DISTINCT FROM t.\(q(identity[$0].name))" }
+        var arguments = PostgresBindings()
+        let source = PostgresRows.table(kept, slots: Array(identity.indices), kinds: kinds, alias: "k", binds: &arguments)
+        let match = identity.indices.map { "\(kinds[$0].fromText("k.c\($0)")) IS NOT DISTINCT FROM t.\(q(identity[$0].name))" }
             .joined(separator: " AND ")
-        let conditions = Self.equalities(scope, from: 2, binds: &arguments)
-        return try await count("DELETE FROM \(names.table(sweep.entity)) AS t WHERE NOT EXISTS (SELECT 1 FROM json_to_recordset($1::json) AS k(\(recordset)) "
+        let conditions = Self.equalities(scope, from: arguments.count + 1, binds: &arguments)
+        return try await count("DELETE FROM \(names.table(sweep.entity)) AS t WHERE NOT EXISTS (SELECT 1 FROM \(source) "
             + "WHERE \(match))" + (conditions.isEmpty ? "" : " AND \(conditions)"), arguments)
     }
 }
