@@ -15,7 +15,7 @@ import BenchmarkData
 // Last, the server's floor: the same rows inserted (and then updated) by the server alone, from
 // its own tables, with no client, no parsing and no transfer; no client can take less time than
 // that, so peer time over floor time is the most any client could reach. Each database is new. Run:
-//   swift run -c release PostgresStoreBenchmarks postgres://postgres@127.0.0.1:PORT/postgres [MEGABYTES]
+//   [ROUNDS=3] swift run -c release PostgresStoreBenchmarks postgres://postgres@127.0.0.1:PORT/postgres [MEGABYTES]
 // (pip install 'psycopg[binary]' first; .ci/run shows how to start a throwaway cluster).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -24,7 +24,7 @@ guard let serverURL = arguments.first else {
     exit(2)
 }
 let megabytesWanted = arguments.dropFirst().first.flatMap(Int.init) ?? 20
-let rounds = 3
+let rounds = ProcessInfo.processInfo.environment["ROUNDS"].flatMap(Int.init) ?? 3
 
 /// Runs a program to its end; its standard output.
 func run(_ arguments: [String]) throws -> String {

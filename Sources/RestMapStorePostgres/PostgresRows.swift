@@ -1,6 +1,7 @@
 import NIOCore
 import PostgresNIO
 import RestMap
+import RestMapJSON
 
 /// A batch of rows sent in one statement: one binary `text[]` parameter per column, read as a
 /// table by `unnest … WITH ORDINALITY` and cast on the server (`PostgresColumn.Kind.fromText`).
@@ -17,7 +18,7 @@ enum PostgresRows {
         }
         var parameters: [String] = []
         for slot in slots {
-            binds.append(PostgresTextArray(rows.map { row in row[slot].flatMap { PostgresColumn.text($0, kinds[slot]) } }))
+            binds.append(PostgresTextArray(rows: rows, slot: slot, kind: kinds[slot]))
             parameters.append("$\(binds.count)::text[]")
         }
         let columns = slots.map { "c\($0)" }
@@ -26,30 +27,33 @@ enum PostgresRows {
     }
 }
 
-/// A `text[]` parameter whose elements may be NULL, in PostgreSQL's binary array format.
+/// One column of a batch of rows as a `text[]` parameter, in PostgreSQL's binary array format:
+/// each value in its text form (`PostgresColumn.writeText`), written straight into the message;
+/// nulls (and values a row does not have) as NULL.
 struct PostgresTextArray: PostgresNonThrowingEncodable {
-    let elements: [String?]
-
-    init(_ elements: [String?]) { self.elements = elements }
+    let rows: [[Value?]]
+    let slot: Int
+    let kind: PostgresColumn.Kind
 
     static var psqlType: PostgresDataType { .textArray }
     static var psqlFormat: PostgresFormat { .binary }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
-        buffer.writeInteger(elements.isEmpty ? 0 : 1, as: Int32.self)                    // dimensions
-        buffer.writeInteger(elements.contains(where: { $0 == nil }) ? 1 : 0, as: Int32.self)   // has NULLs
-        buffer.writeInteger(PostgresDataType.text.rawValue)                               // element type
-        guard !elements.isEmpty else { return }
-        buffer.writeInteger(Int32(elements.count))                                       // length
-        buffer.writeInteger(1, as: Int32.self)                                           // lower bound
-        for element in elements {
-            guard let element else {
+        buffer.writeInteger(rows.isEmpty ? 0 : 1, as: Int32.self)                                   // dimensions
+        buffer.writeInteger(rows.contains(where: { ($0[slot] ?? .null) == .null }) ? 1 : 0, as: Int32.self)   // has NULLs
+        buffer.writeInteger(PostgresDataType.text.rawValue)                                          // element type
+        guard !rows.isEmpty else { return }
+        buffer.writeInteger(Int32(rows.count))                                                      // length
+        buffer.writeInteger(1, as: Int32.self)                                                      // lower bound
+        var json = JSONWriter()
+        for row in rows {
+            guard let value = row[slot], value != .null else {
                 buffer.writeInteger(-1, as: Int32.self)
                 continue
             }
             let start = buffer.writerIndex
             buffer.writeInteger(0, as: Int32.self)
-            let length = buffer.writeString(element)
+            let length = PostgresColumn.writeText(value, kind, to: &buffer, json: &json)
             buffer.setInteger(Int32(length), at: start)
         }
     }

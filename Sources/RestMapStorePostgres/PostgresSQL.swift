@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import RestMap
 import RestMapJSON
 import RestMapStore
@@ -106,23 +107,24 @@ enum PostgresColumn {
         if number.isFinite { writer.double(number) } else { writer.string(numberText(number)) }
     }
 
-    /// A value in a column's text form, as the column's cast (`Kind.fromText`) reads it: the
-    /// text its JSON form has as a field of that type (a string's characters, any other
-    /// scalar's JSON token, an array's or object's JSON); `nil` for null.
-    static func text(_ value: Value, _ kind: Kind) -> String? {
+    /// Appends a value (not null) in a column's text form, as the column's cast
+    /// (`Kind.fromText`) reads it: the text its JSON form (`write`) has as a field of that type,
+    /// that is a string's characters, any other scalar's JSON token, an array's or object's JSON.
+    /// `json` is scratch space, reused from one value to the next. Returns the bytes written.
+    static func writeText(_ value: Value, _ kind: Kind, to buffer: inout ByteBuffer, json: inout JSONWriter) -> Int {
         switch (kind, value) {
-        case (_, .null): return nil
         case (.json, _), (_, .array), (_, .object):
-            var json = JSONWriter()
+            json.removeAll()
             value.write(to: &json)
-            return json.string
-        case (_, .bool(let bool)): return bool ? "true" : "false"
-        case (_, .integer(let integer)): return String(integer)
-        case (_, .number(let number)): return numberText(number)
-        case (_, .decimal(let decimal)): return decimal.description
-        case (_, .string(let string)): return string
-        case (_, .url(let url)): return url.absoluteString
-        case (_, .date(let date)): return numberText(date.timeIntervalSince1970)
+            return json.withBytes { buffer.writeBytes($0) }
+        case (_, .null): return 0
+        case (_, .bool(let bool)): return buffer.writeStaticString(bool ? "true" : "false")
+        case (_, .integer(let integer)): return buffer.writeString(String(integer))
+        case (_, .number(let number)): return buffer.writeString(numberText(number))
+        case (_, .decimal(let decimal)): return buffer.writeString(decimal.description)
+        case (_, .string(let string)): return buffer.writeString(string)
+        case (_, .url(let url)): return buffer.writeString(url.absoluteString)
+        case (_, .date(let date)): return buffer.writeString(numberText(date.timeIntervalSince1970))
         }
     }
 

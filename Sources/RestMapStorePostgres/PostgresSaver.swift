@@ -207,13 +207,20 @@ struct PostgresSaver {
             } else {
                 try await insertAll(positions, slots)
             }
-            for round in rounds {
-                for start in stride(from: 0, to: round.count, by: Self.batchSize) {
-                    let batch = Array(round[start..<min(start + Self.batchSize, round.count)])
-                    for (position, row) in try await upsertBatch(table, slots, kinds, identity, batch.map { values[$0] }) {
-                        result[batch[position]] = row
-                    }
+            let batches = rounds.flatMap { round in
+                stride(from: 0, to: round.count, by: Self.batchSize).map { Array(round[$0..<min($0 + Self.batchSize, round.count)]) }
+            }
+            let rows = values
+            var next = batches.first.map { upsertStatement(table, slots, kinds, identity, $0.map { rows[$0] }) }
+            for (index, batch) in batches.enumerated() {
+                guard let statement = next else { break }
+                // The next batch's statement is built while the server runs this one.
+                async let following = index + 1 < batches.count
+                    ? upsertStatement(table, slots, kinds, identity, batches[index + 1].map { rows[$0] }) : nil
+                for (position, row) in try await upsertBatch(statement, table, slots, kinds, identity, batch.map { rows[$0] }) {
+                    result[batch[position]] = row
                 }
+                next = await following
             }
         }
         return try result.enumerated().map { position, row in
@@ -228,18 +235,17 @@ struct PostgresSaver {
         (table.columns.map(\.name) + table.links.filter(\.isColumn).map(\.name)).map(q)
     }
 
-    /// Upserts records of distinct identities that have values for the same `slots`: one
-    /// statement inserts the new ones and updates those where a value differs (and, with
-    /// `modifiedBy`, the version is newer), locking rows in identity order; a second reads the
-    /// rows left as they were, to tell unchanged from not newer.
-    private func upsertBatch(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ identity: [Int],
-                             _ rows: [[Value?]]) async throws -> [Int: Saved] {
+    /// The statement that upserts records of distinct identities that have values for the same
+    /// `slots`: it inserts the new ones and updates those where a value differs (and, with
+    /// `modifiedBy`, the version is newer), locking rows in identity order, and returns each
+    /// written record's position, row id and whether it was inserted.
+    private func upsertStatement(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ identity: [Int],
+                                 _ rows: [[Value?]]) -> (sql: String, binds: PostgresBindings) {
         let columns = columnNames(table)
-        var batch = PostgresBindings()
-        let source = PostgresRows.table(rows, slots: slots, kinds: kinds, alias: "x", binds: &batch)
-        let name = names.table(table.entity)
+        var binds = PostgresBindings()
+        let source = PostgresRows.table(rows, slots: slots, kinds: kinds, alias: "x", binds: &binds)
         let input = slots.map { kinds[$0].fromText("x.c\($0)") }
-        let version = model.rules.modifiedBy[table.entity].flatMap(table.columnIndex).flatMap { slots.contains($0) ? $0 : nil }
+        let version = versionSlot(table, slots)
         // Text and integer identities hold the very value on conflict: left out of the update.
         let assigned = slots.filter { !identity.contains($0) || ![.text, .integer].contains(kinds[$0]) }
         let target = identity.map { columns[$0] }.joined(separator: ", ")
@@ -253,14 +259,29 @@ struct PostgresSaver {
         let match = identity.map { "u.\(columns[$0]) = \(kinds[$0].fromText("x.c\($0)"))" }.joined(separator: " AND ")
         let sql = """
             WITH x AS (SELECT * FROM \(source)),
-            u AS (INSERT INTO \(name) AS t (\(slots.map { columns[$0] }.joined(separator: ", ")))
+            u AS (INSERT INTO \(names.table(table.entity)) AS t (\(slots.map { columns[$0] }.joined(separator: ", ")))
                 SELECT \(input.joined(separator: ", ")) FROM x ORDER BY \(order)
                 ON CONFLICT (\(target)) \(action)
                 RETURNING t.\(q(StoreSQL.rowID)) AS rm_id, (t.xmax = 0) AS inserted, \(identity.map { "t.\(columns[$0])" }.joined(separator: ", ")))
             SELECT x.p::text, u.rm_id::text, u.inserted::text FROM x JOIN u ON \(match)
             """
+        return (sql, binds)
+    }
+
+    /// The slot of the table's `modifiedBy` attribute, when the records have a value for it.
+    private func versionSlot(_ table: StoreLayout.Table, _ slots: [Int]) -> Int? {
+        model.rules.modifiedBy[table.entity].flatMap(table.columnIndex).flatMap { slots.contains($0) ? $0 : nil }
+    }
+
+    /// Upserts one batch with its statement (`upsertStatement`); a second statement reads the
+    /// rows left as they were, to tell unchanged from not newer.
+    private func upsertBatch(_ statement: (sql: String, binds: PostgresBindings), _ table: StoreLayout.Table, _ slots: [Int],
+                             _ kinds: [PostgresColumn.Kind], _ identity: [Int], _ rows: [[Value?]]) async throws -> [Int: Saved] {
+        let columns = columnNames(table)
+        let name = names.table(table.entity)
+        let version = versionSlot(table, slots)
         var result: [Int: Saved] = [:]
-        for row in try await connection.rows(sql, batch, logger: logger) {
+        for row in try await connection.rows(statement.sql, statement.binds, logger: logger) {
             guard let position = row[0].flatMap({ Int($0) }), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
             result[position] = Saved(rowID: rowID, outcome: row[2] == "true" ? .inserted : .updated, unwrittenLinks: [])
         }

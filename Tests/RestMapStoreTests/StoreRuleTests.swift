@@ -423,6 +423,40 @@ func account(_ bank: String, _ number: Int64, balance: String = "10.50", version
         try store.close()
     }
 
+    /// A save larger than one statement's batch (5,000 records): every batch's records keep
+    /// their own rows, so the path's roots and each item's tag are the ones the body gave.
+    @Test(arguments: Engine.allCases) func aSaveOfManyBatchesGivesEachRecordItsOwnRow(_ engine: Engine) async throws {
+        let (store, _) = try await engine.newStore(try StoreFixture.mapper(yaml: """
+            restmap: 1
+            name: many
+            entities:
+              Item:
+                identifiedBy: id
+                attributes: { id: { from: id, type: integer }, name: name }
+                relationships: { tag: { from: tag, entity: Tag } }
+              Tag:
+                identifiedBy: id
+                attributes: { id: { from: id, type: integer } }
+            responses:
+              - { path: /items, entity: Item }
+            """), name: "many")
+        // Ids descend, so that the rows' order (by identity) is not the body's.
+        func body(_ ids: [Int], renamed: (Int) -> Bool = { _ in false }) -> String {
+            "[" + ids.map { #"{"id": \#($0), "name": "\#(renamed($0) ? "new" : "item") \#($0)", "tag": {"id": \#($0 % 7)}}"# }.joined(separator: ",") + "]"
+        }
+        let ids = Array((0..<11_000).reversed())
+        let first = try await StoreFixture.save(store, path: "/items", body: body(ids))
+        #expect(first.inserted == 11_000 + 7)
+        let more = Array((0..<11_500).reversed())
+        let second = try await StoreFixture.save(store, path: "/items", body: body(more, renamed: { $0 % 3 == 0 }))
+        #expect(second.description == "inserted 500, updated 3667, unchanged 7340, deleted 0 orphans, skipped 0 not newer")
+        let roots = try await store.records(forPath: "/items") ?? []
+        #expect(roots.map { $0.id.int ?? -1 } == more.map(Int64.init))
+        #expect(roots.allSatisfy { $0.tag.record?.id.int == ($0.id.int ?? 0) % 7 })
+        #expect(roots.allSatisfy { $0.name.string == "\(($0.id.int ?? 0) % 3 == 0 ? "new" : "item") \($0.id.int ?? 0)" })
+        try store.close()
+    }
+
     @Test(arguments: Engine.allCases) func theStoreRemembersWhatEachGetPathReturned(_ engine: Engine) async throws {
         let (store, _) = try await openBank(engine)
         try await StoreFixture.save(store, path: "/banks/x/accounts", body: "[" + account("x", 2) + "," + account("x", 1) + "]")
