@@ -9,8 +9,9 @@ import RestMapStore
 ///
 /// Each save is one transaction at READ COMMITTED: upserts take row locks in a fixed order
 /// (entities in save order, records by identity), a save that touches `connect` relationships
-/// holds the store's advisory lock, and a transaction that fails with a serialization failure or
-/// a deadlock is retried (a few times, after a random pause).
+/// holds the store's advisory lock, and a transaction that fails with a serialization failure, a
+/// deadlock or a unique violation (a bulk insert into an empty table that another save filled
+/// meanwhile) is retried (a few times, after a random pause).
 final class PostgresEngine: StoreEngine {
     let model: StoreModel
     let location: String
@@ -30,7 +31,8 @@ final class PostgresEngine: StoreEngine {
     /// Entities a `connect` relationship reads or writes.
     let connectEntities: Set<String>
 
-    /// How many times a transaction is tried when it fails with a serialization failure or deadlock.
+    /// How many times a transaction is tried when it fails with a serialization failure, a
+    /// deadlock or a unique violation.
     static let attempts = 8
 
     private init(location: PostgresLocation, model: StoreModel, namespace: String) throws {
@@ -134,8 +136,8 @@ final class PostgresEngine: StoreEngine {
 
     // MARK: Running SQL
 
-    /// Runs `body` in a transaction, again when it fails with a serialization failure or a
-    /// deadlock (at most `attempts` times); other failures roll back and throw at once.
+    /// Runs `body` in a transaction, again when it fails with a serialization failure, a deadlock
+    /// or a unique violation (at most `attempts` times); other failures roll back and throw at once.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         var attempt = 1
         while true {
@@ -145,7 +147,7 @@ final class PostgresEngine: StoreEngine {
                 }
             } catch {
                 let state = Self.sqlState(error)
-                guard state == "40001" || state == "40P01", attempt < Self.attempts else { throw described(error) }
+                guard ["40001", "40P01", "23505"].contains(state), attempt < Self.attempts else { throw described(error) }
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(10 << min(attempt, 6)))))
             }

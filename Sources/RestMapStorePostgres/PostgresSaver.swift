@@ -45,6 +45,10 @@ struct PostgresSaver {
     /// At most this many records go in one statement.
     static let batchSize = 5000
 
+    /// From this many new identities on, a save into an empty table inserts them without
+    /// looking for conflicts (`isEmptyForBulkInsert`).
+    static let bulkInsertMinimum = 256
+
     func save(_ result: MappingResult, of response: Response) async throws -> SaveSummary {
         var summary = SaveSummary()
         let records = result.allRecords
@@ -176,7 +180,8 @@ struct PostgresSaver {
             unwritten.append(missing)
         }
         var result = [Saved?](repeating: nil, count: records.count)
-        /// Records without an identity (or with a null one) are inserted, never matched.
+        /// Records without an identity (or with a null one) are inserted, never matched; so are
+        /// the first of each identity in a table that was empty (`isEmptyForBulkInsert`).
         func insertAll(_ positions: [Int], _ slots: [Int]) async throws {
             for start in stride(from: 0, to: positions.count, by: Self.batchSize) {
                 let batch = Array(positions[start..<min(start + Self.batchSize, positions.count)])
@@ -207,6 +212,10 @@ struct PostgresSaver {
             } else {
                 try await insertAll(positions, slots)
             }
+            if let first = rounds.first, first.count >= Self.bulkInsertMinimum, try await isEmptyForBulkInsert(table) {
+                try await insertAll(first, slots)
+                rounds.removeFirst()
+            }
             let batches = rounds.flatMap { round in
                 stride(from: 0, to: round.count, by: Self.batchSize).map { Array(round[$0..<min($0 + Self.batchSize, round.count)]) }
             }
@@ -228,6 +237,19 @@ struct PostgresSaver {
             row.unwrittenLinks = unwritten[position]
             return row
         }
+    }
+
+    /// Whether the table holds no row, so that a save may insert identified records without
+    /// `ON CONFLICT`: the check and the inserts after it are made under the table's advisory
+    /// lock, which other saves taking this path wait for. A save on the usual path may still
+    /// insert one of the identities meanwhile; the insert then fails with a unique violation and
+    /// the transaction is run again (`PostgresEngine.transaction`), finding the table not empty.
+    private func isEmptyForBulkInsert(_ table: StoreLayout.Table) async throws -> Bool {
+        var lock = PostgresBindings()
+        lock.append(PostgresEngine.key(engine.namespace, "bulk", table.entity))
+        try await connection.run("SELECT pg_advisory_xact_lock($1)", lock, logger: logger)
+        let rows = try await connection.rows("SELECT (NOT EXISTS (SELECT 1 FROM \(names.table(table.entity))))::text", logger: logger)
+        return firstValue(rows) == "true"
     }
 
     /// The quoted column names by slot: attributes, then foreign keys.

@@ -1,4 +1,6 @@
 import Foundation
+import RestMap
+import RestMapStore
 import RestMapTestSupport
 import Testing
 
@@ -73,6 +75,33 @@ import Testing
         let expected = try Self.contents(serial)
         #expect(expected.count == 1051 && expected.last == "1050|50|10|2100")
         #expect(try Self.contents(shared) == expected)
+    }
+
+    /// A save into an empty table inserts its new identities without looking for conflicts.
+    /// When another transaction inserted one of them meanwhile (here a psql session that holds
+    /// item 150 uncommitted), the insert waits for it, fails with a unique violation once it
+    /// commits, and the save runs again, upserting: nothing lost, nothing doubled.
+    @Test func aBulkInsertIntoAnEmptyTableThatAnotherWriterFillsIsRunAgain() async throws {
+        let mapper = try StoreFixture.mapper(yaml: Self.schema)
+        let (store, database) = try await Engine.postgres.newStore(mapper, name: "shop")
+        let holder = try Program.start(URL(fileURLWithPath: "/usr/bin/env"), ["psql", database, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", """
+            BEGIN; SET search_path TO shop;
+            INSERT INTO "Item" (id, name, version) VALUES (150, '"held"', 9); SELECT pg_sleep(1.5); COMMIT
+            """])
+        var holding = false
+        for _ in 0..<100 where !holding {   // at most 5 s for psql to start and insert
+            holding = try Engine.postgres.sql(database, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'") == ["1"]
+            if !holding { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(holding)
+        let summary = try await StoreFixture.save(store, path: "/items", body: Self.body(version: 1))
+        holder.waitUntilExit()
+        #expect(holder.terminationStatus == 0)
+        // Item 150's held version (9) is newer than the body's (1): it stays, as `modifiedBy` says.
+        #expect(summary.inserted == 600 - 1 + 50 + 10 && summary.skippedNotNewer == 1)
+        let items = try Engine.postgres.sql(database, #"SELECT count(*), count(DISTINCT id), count(owner) FROM "Item""#, namespace: "shop")
+        #expect(items == ["600|600|599"])
+        try store.close()
     }
 }
 
