@@ -180,14 +180,18 @@ struct PostgresSaver {
             unwritten.append(missing)
         }
         var result = [Saved?](repeating: nil, count: records.count)
+        let rows = values
         /// Records without an identity (or with a null one) are inserted, never matched; so are
         /// the first of each identity in a table that was empty (`isEmptyForBulkInsert`).
         func insertAll(_ positions: [Int], _ slots: [Int]) async throws {
-            for start in stride(from: 0, to: positions.count, by: Self.batchSize) {
-                let batch = Array(positions[start..<min(start + Self.batchSize, positions.count)])
-                for (position, rowID) in zip(batch, try await insert(table, slots, kinds, batch.map { values[$0] })) {
-                    result[position] = Saved(rowID: rowID, outcome: .inserted, unwrittenLinks: [])
-                }
+            guard !positions.isEmpty else { return }
+            let rowIDs = try await drawRowIDs(table, count: positions.count)
+            // Batches of indices into `positions` (and `rowIDs`).
+            try await runInBatches(Self.batches(Array(positions.indices)), statement: { batch in
+                insertStatement(table, slots, kinds, batch.map { rows[positions[$0]] }, rowIDs: batch.map { rowIDs[$0] })
+            }) { statement, batch in
+                try await connection.run(statement.sql, statement.binds, logger: logger)
+                for index in batch { result[positions[index]] = Saved(rowID: rowIDs[index], outcome: .inserted, unwrittenLinks: []) }
             }
         }
         // Records by the columns they have values for; identified ones in rounds of distinct identities.
@@ -216,20 +220,12 @@ struct PostgresSaver {
                 try await insertAll(first, slots)
                 rounds.removeFirst()
             }
-            let batches = rounds.flatMap { round in
-                stride(from: 0, to: round.count, by: Self.batchSize).map { Array(round[$0..<min($0 + Self.batchSize, round.count)]) }
-            }
-            let rows = values
-            var next = batches.first.map { upsertStatement(table, slots, kinds, identity, $0.map { rows[$0] }) }
-            for (index, batch) in batches.enumerated() {
-                guard let statement = next else { break }
-                // The next batch's statement is built while the server runs this one.
-                async let following = index + 1 < batches.count
-                    ? upsertStatement(table, slots, kinds, identity, batches[index + 1].map { rows[$0] }) : nil
+            try await runInBatches(rounds.flatMap(Self.batches), statement: { batch in
+                upsertStatement(table, slots, kinds, identity, batch.map { rows[$0] })
+            }) { statement, batch in
                 for (position, row) in try await upsertBatch(statement, table, slots, kinds, identity, batch.map { rows[$0] }) {
                     result[batch[position]] = row
                 }
-                next = await following
             }
         }
         return try result.enumerated().map { position, row in
@@ -262,7 +258,7 @@ struct PostgresSaver {
     /// `modifiedBy`, the version is newer), locking rows in identity order, and returns each
     /// written record's position, row id and whether it was inserted.
     private func upsertStatement(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ identity: [Int],
-                                 _ rows: [[Value?]]) -> (sql: String, binds: PostgresBindings) {
+                                 _ rows: [[Value?]]) -> Statement {
         let columns = columnNames(table)
         var binds = PostgresBindings()
         let source = PostgresRows.table(rows, slots: slots, kinds: kinds, alias: "x", binds: &binds)
@@ -297,7 +293,7 @@ struct PostgresSaver {
 
     /// Upserts one batch with its statement (`upsertStatement`); a second statement reads the
     /// rows left as they were, to tell unchanged from not newer.
-    private func upsertBatch(_ statement: (sql: String, binds: PostgresBindings), _ table: StoreLayout.Table, _ slots: [Int],
+    private func upsertBatch(_ statement: Statement, _ table: StoreLayout.Table, _ slots: [Int],
                              _ kinds: [PostgresColumn.Kind], _ identity: [Int], _ rows: [[Value?]]) async throws -> [Int: Saved] {
         let columns = columnNames(table)
         let name = names.table(table.entity)
@@ -328,24 +324,52 @@ struct PostgresSaver {
         return result
     }
 
-    /// Inserts records that have no identity, all with values for the same `slots`; their row
-    /// ids, in order. The ids are drawn from the table's sequence first, so that one statement
+    /// A statement and its parameters.
+    typealias Statement = (sql: String, binds: PostgresBindings)
+
+    /// Positions cut into batches of at most `batchSize`, in order.
+    static func batches(_ positions: [Int]) -> [[Int]] {
+        stride(from: 0, to: positions.count, by: batchSize).map { Array(positions[$0..<min($0 + batchSize, positions.count)]) }
+    }
+
+    /// Runs one statement per batch, in order; the next batch's statement is built while the
+    /// server runs the current one.
+    private func runInBatches(_ batches: [[Int]], statement: @escaping @Sendable ([Int]) -> Statement,
+                              run: (Statement, [Int]) async throws -> Void) async throws {
+        var next = batches.first.map(statement)
+        for (index, batch) in batches.enumerated() {
+            guard let current = next else { break }
+            async let following = index + 1 < batches.count ? statement(batches[index + 1]) : nil
+            try await run(current, batch)
+            next = await following
+        }
+    }
+
+    /// Row ids for `count` new rows of the table, drawn from its sequence, so that one statement
     /// inserts every row with its id (an `INSERT … RETURNING` does not say which row is which).
-    private func insert(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ rows: [[Value?]]) async throws -> [Int64] {
-        let name = names.table(table.entity)
-        var request = binds(name)
-        request.append(Int64(rows.count))
-        let rowIDs = try await connection.rows("SELECT nextval(pg_get_serial_sequence($1, '\(StoreSQL.rowID)'))::text FROM generate_series(1, $2::bigint)",
-                                               request, logger: logger).compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } }
-        guard rowIDs.count == rows.count else { throw StoreError("\(table.entity): the row ids of an insert could not be drawn") }
-        let columns = columnNames(table)
-        var insert = PostgresBindings()
-        insert.append(rowIDs)
-        let source = PostgresRows.table(rows, slots: slots, kinds: kinds, alias: "x", binds: &insert)
-        try await connection.run("INSERT INTO \(name) (\(([q(StoreSQL.rowID)] + slots.map { columns[$0] }).joined(separator: ", "))) "
-            + "SELECT \((["($1::bigint[])[x.p + 1]"] + slots.map { kinds[$0].fromText("x.c\($0)") }).joined(separator: ", ")) "
-            + "FROM \(source) ORDER BY x.p", insert, logger: logger)
+    private func drawRowIDs(_ table: StoreLayout.Table, count: Int) async throws -> [Int64] {
+        // The sequence is named once, as a constant: `nextval` of a looked-up name costs eight times as much.
+        let found = try await connection.rows("SELECT pg_get_serial_sequence($1, '\(StoreSQL.rowID)')", binds(names.table(table.entity)), logger: logger)
+        guard let sequence = firstValue(found) else { throw StoreError("\(table.entity): the row id sequence was not found") }
+        var wanted = PostgresBindings()
+        wanted.append(Int64(count))
+        let rowIDs = try await connection.rows("SELECT nextval('\(sequence.replacingOccurrences(of: "'", with: "''"))'::regclass)::text "
+                                               + "FROM generate_series(1, $1::bigint)", wanted, logger: logger)
+            .compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } }
+        guard rowIDs.count == count else { throw StoreError("\(table.entity): the row ids of an insert could not be drawn") }
         return rowIDs
+    }
+
+    /// The statement that inserts rows, all with values for the same `slots`, with their row ids.
+    private func insertStatement(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ rows: [[Value?]],
+                                 rowIDs: [Int64]) -> Statement {
+        let columns = columnNames(table)
+        var binds = PostgresBindings()
+        binds.append(rowIDs)
+        let source = PostgresRows.table(rows, slots: slots, kinds: kinds, alias: "x", binds: &binds)
+        return ("INSERT INTO \(names.table(table.entity)) (\(([q(StoreSQL.rowID)] + slots.map { columns[$0] }).joined(separator: ", "))) "
+            + "SELECT \((["($1::bigint[])[x.p + 1]"] + slots.map { kinds[$0].fromText("x.c\($0)") }).joined(separator: ", ")) "
+            + "FROM \(source) ORDER BY x.p", binds)
     }
 
     /// Deletes the stored records the tombstones name; how many there were.
