@@ -41,15 +41,10 @@ func run(_ arguments: [String]) throws -> String {
     return text
 }
 
-/// The databases of the round being run, dropped at its end so that the server stays as small
-/// from one round to the next.
-nonisolated(unsafe) var roundDatabases: [String] = []
-
 /// A new database on the server: its URL.
 func newDatabase() throws -> String {
     let name = "restmap_benchmark_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
     _ = try run(["psql", serverURL, "-X", "-q", "-c", "CREATE DATABASE \(name)"])
-    roundDatabases.append(String(name))
     var components = URLComponents(string: serverURL)!
     components.path = "/" + name
     return components.string!
@@ -160,8 +155,9 @@ for round in 0..<rounds {
         writers[count]!.append(time)
         for store in stores { try store.close() }
     }
-    for name in roundDatabases { _ = try run(["psql", serverURL, "-X", "-q", "-c", "DROP DATABASE \(name) WITH (FORCE)"]) }
-    roundDatabases.removeAll()
+    // The round's databases go, so that the server is the same size from one round to the next.
+    let created = try run(["psql", serverURL, "-X", "-At", "-c", "SELECT datname FROM pg_database WHERE datname LIKE 'restmap\\_benchmark\\_%'"])
+    for name in created.split(separator: "\n") { _ = try run(["psql", serverURL, "-X", "-q", "-c", "DROP DATABASE \(name) WITH (FORCE)"]) }
 }
 
 extension Range where Bound == Int {

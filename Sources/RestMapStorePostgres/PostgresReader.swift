@@ -17,7 +17,7 @@ extension PostgresEngine {
         let (table, filters, order) = try model.resolve(query)
         let q = PostgresNames.quote
         var binds = PostgresBindings()
-        let conditions = PostgresSaver.equalities(filters, from: 1, binds: &binds)
+        let conditions = PostgresSaver.equalities(filters, binds: &binds)
         var sql = "SELECT \(q(StoreSQL.rowID))::text FROM \(names.table(table.entity))"
         if !conditions.isEmpty { sql += " WHERE " + conditions }
         let ordering = order.map { "\(PostgresColumn.Kind(type: $0.column.type).ordered(q($0.column.name))) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }

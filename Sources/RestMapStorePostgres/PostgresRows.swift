@@ -39,22 +39,25 @@ struct PostgresTextArray: PostgresNonThrowingEncodable {
     static var psqlFormat: PostgresFormat { .binary }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
-        buffer.writeInteger(rows.isEmpty ? 0 : 1, as: Int32.self)                                   // dimensions
-        buffer.writeInteger(rows.contains(where: { ($0[slot] ?? .null) == .null }) ? 1 : 0, as: Int32.self)   // has NULLs
-        buffer.writeInteger(PostgresDataType.text.rawValue)                                          // element type
+        buffer.writeInteger(rows.isEmpty ? 0 : 1, as: Int32.self)     // dimensions
+        let hasNulls = buffer.writerIndex
+        buffer.writeInteger(0, as: Int32.self)                        // has NULLs: set below
+        buffer.writeInteger(PostgresDataType.text.rawValue)            // element type
         guard !rows.isEmpty else { return }
-        buffer.writeInteger(Int32(rows.count))                                                      // length
-        buffer.writeInteger(1, as: Int32.self)                                                      // lower bound
+        buffer.writeInteger(Int32(rows.count))                        // length
+        buffer.writeInteger(1, as: Int32.self)                        // lower bound
         var json = JSONWriter()
         for row in rows {
-            guard let value = row[slot], value != .null else {
+            switch row[slot] {
+            case nil, .null?:
                 buffer.writeInteger(-1, as: Int32.self)
-                continue
+                buffer.setInteger(1, at: hasNulls, as: Int32.self)
+            case let value?:
+                let start = buffer.writerIndex
+                buffer.writeInteger(0, as: Int32.self)
+                let length = PostgresColumn.writeText(value, kind, to: &buffer, json: &json)
+                buffer.setInteger(Int32(length), at: start)
             }
-            let start = buffer.writerIndex
-            buffer.writeInteger(0, as: Int32.self)
-            let length = PostgresColumn.writeText(value, kind, to: &buffer, json: &json)
-            buffer.setInteger(Int32(length), at: start)
         }
     }
 }

@@ -57,16 +57,6 @@ enum PostgresColumn {
             }
         }
 
-        /// A `jsonb` expression holding one bound value, as a value of the column.
-        func fromJSON(_ json: String) -> String {
-            switch self {
-            case .json: "nullif(\(json), 'null'::jsonb)"
-            case .date: "to_timestamp((\(json) #>> '{}')::double precision)"
-            case .text: "(\(json) #>> '{}')"
-            default: "(\(json) #>> '{}')::\(sqlType)"
-            }
-        }
-
         /// The column read back as text, exactly (dates as Unix seconds).
         func asText(_ column: String) -> String {
             self == .date ? "extract(epoch from \(column))::text" : "\(column)::text"
@@ -83,34 +73,11 @@ enum PostgresColumn {
         }
     }
 
-    /// Writes a value in a column's input form, as JSON (a value bound as `$n::jsonb`).
-    static func write(_ value: Value, _ kind: Kind, to writer: inout JSONWriter) {
-        switch (kind, value) {
-        case (_, .null): writer.null()
-        case (.json, _): value.write(to: &writer)
-        case (.date, .date(let date)): number(date.timeIntervalSince1970, to: &writer)
-        case (_, .bool(let bool)): kind == .text ? writer.string(bool ? "true" : "false") : writer.bool(bool)
-        case (_, .integer(let integer)): writer.integer(integer)
-        case (_, .number(let number)): Self.number(number, to: &writer)
-        case (_, .decimal(let decimal)): writer.raw(decimal.description)
-        case (_, .string(let string)): writer.string(string)
-        case (_, .url(let url)): writer.string(url.absoluteString)
-        case (_, .date(let date)): number(date.timeIntervalSince1970, to: &writer)
-        case (_, .array), (_, .object):
-            var json = JSONWriter()
-            value.write(to: &json)
-            writer.string(json.string)
-        }
-    }
-
-    private static func number(_ number: Double, to writer: inout JSONWriter) {
-        if number.isFinite { writer.double(number) } else { writer.string(numberText(number)) }
-    }
-
     /// Appends a value (not null) in a column's text form, as the column's cast
-    /// (`Kind.fromText`) reads it: the text its JSON form (`write`) has as a field of that type,
-    /// that is a string's characters, any other scalar's JSON token, an array's or object's JSON.
-    /// `json` is scratch space, reused from one value to the next. Returns the bytes written.
+    /// (`Kind.fromText`) reads it: the text its JSON form has as a field of that type, that is a
+    /// string's characters, any other scalar's JSON token, an array's or object's JSON (dates as
+    /// Unix seconds). `json` is scratch space, reused from one value to the next. Returns the
+    /// bytes written.
     static func writeText(_ value: Value, _ kind: Kind, to buffer: inout ByteBuffer, json: inout JSONWriter) -> Int {
         switch (kind, value) {
         case (.json, _), (_, .array), (_, .object):
@@ -133,11 +100,12 @@ enum PostgresColumn {
         number.isFinite ? JSONWriter.text(of: number) : number.isNaN ? "NaN" : number > 0 ? "Infinity" : "-Infinity"
     }
 
-    /// One value as a JSON text to bind (`$n::jsonb`).
-    static func json(_ value: Value, _ kind: Kind) -> String {
-        var writer = JSONWriter()
-        write(value, kind, to: &writer)
-        return writer.string
+    /// One value (not null) in a column's text form (`writeText`), to bind or compare.
+    static func text(_ value: Value, _ kind: Kind) -> String {
+        var buffer = ByteBuffer()
+        var json = JSONWriter(capacity: 64)
+        _ = writeText(value, kind, to: &buffer, json: &json)
+        return String(buffer: buffer)
     }
 
     /// The value of a column read as text (`asText`); NULL reads as `null`.

@@ -126,7 +126,7 @@ struct PostgresSaver {
             let scope = try model.orphanScope(rule, parameters: parameters, table: table)
             var binds = PostgresBindings()
             binds.append(keep)
-            let conditions = Self.equalities(scope, from: 2, binds: &binds)
+            let conditions = Self.equalities(scope, binds: &binds)
             let deleted = try await count("DELETE FROM \(names.table(rule.entity)) WHERE NOT (\(q(StoreSQL.rowID)) = ANY($1::bigint[]))"
                 + (conditions.isEmpty ? "" : " AND \(conditions)"), binds)
             summary.deletedOrphans += deleted
@@ -206,7 +206,8 @@ struct PostgresSaver {
                 var anonymous: [Int] = []
                 for position in positions {
                     guard identity.allSatisfy({ values[position][$0] != .null }) else { anonymous.append(position); continue }
-                    let key = identity.map { PostgresColumn.json(values[position][$0]!, kinds[$0]) }.joined(separator: "\u{0}")
+                    // The identity as the server compares it: two values of one text form are one row.
+                    let key = identity.map { PostgresColumn.text(values[position][$0]!, kinds[$0]) }.joined(separator: "\u{0}")
                     let round = seen[key, default: 0]
                     seen[key] = round + 1
                     if rounds.count <= round { rounds.append([]) }
@@ -348,13 +349,9 @@ struct PostgresSaver {
     /// Row ids for `count` new rows of the table, drawn from its sequence, so that one statement
     /// inserts every row with its id (an `INSERT … RETURNING` does not say which row is which).
     private func drawRowIDs(_ table: StoreLayout.Table, count: Int) async throws -> [Int64] {
-        // The sequence is named once, as a constant: `nextval` of a looked-up name costs eight times as much.
-        let found = try await connection.rows("SELECT pg_get_serial_sequence($1, '\(StoreSQL.rowID)')", binds(names.table(table.entity)), logger: logger)
-        guard let sequence = firstValue(found) else { throw StoreError("\(table.entity): the row id sequence was not found") }
-        var wanted = PostgresBindings()
+        var wanted = binds(try await engine.rowIDSequence(table.entity, connection))
         wanted.append(Int64(count))
-        let rowIDs = try await connection.rows("SELECT nextval('\(sequence.replacingOccurrences(of: "'", with: "''"))'::regclass)::text "
-                                               + "FROM generate_series(1, $1::bigint)", wanted, logger: logger)
+        let rowIDs = try await connection.rows("SELECT nextval($1::regclass)::text FROM generate_series(1, $2::bigint)", wanted, logger: logger)
             .compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } }
         guard rowIDs.count == count else { throw StoreError("\(table.entity): the row ids of an insert could not be drawn") }
         return rowIDs
@@ -525,18 +522,17 @@ struct PostgresSaver {
 
     // MARK: Rules
 
-    /// `"a" = value AND "b" IS NULL …` over columns, the values bound from `$first` on.
-    static func equalities(_ pairs: [(column: StoreLayout.Column, value: Value)], from first: Int, binds: inout PostgresBindings) -> String {
+    /// `"a" = value AND "b" IS NULL …` over columns, the values bound after those in `binds`, in
+    /// their text form, as rows are sent.
+    static func equalities(_ pairs: [(column: StoreLayout.Column, value: Value)], binds: inout PostgresBindings) -> String {
         var conditions: [String] = []
-        var index = first
         for (column, value) in pairs {
             if value == .null {
                 conditions.append("\(PostgresNames.quote(column.name)) IS NULL")
             } else {
                 let kind = PostgresColumn.Kind(type: column.type)
-                binds.append(PostgresColumn.json(value, kind))
-                conditions.append("\(PostgresNames.quote(column.name)) = \(kind.fromJSON("$\(index)::jsonb"))")
-                index += 1
+                binds.append(PostgresColumn.text(value, kind))
+                conditions.append("\(PostgresNames.quote(column.name)) = \(kind.fromText("$\(binds.count)::text"))")
             }
         }
         return conditions.joined(separator: " AND ")
@@ -557,7 +553,7 @@ struct PostgresSaver {
         let source = PostgresRows.table(kept, slots: Array(identity.indices), kinds: kinds, alias: "k", binds: &arguments)
         let match = identity.indices.map { "\(kinds[$0].fromText("k.c\($0)")) IS NOT DISTINCT FROM t.\(q(identity[$0].name))" }
             .joined(separator: " AND ")
-        let conditions = Self.equalities(scope, from: arguments.count + 1, binds: &arguments)
+        let conditions = Self.equalities(scope, binds: &arguments)
         return try await count("DELETE FROM \(names.table(sweep.entity)) AS t WHERE NOT EXISTS (SELECT 1 FROM \(source) "
             + "WHERE \(match))" + (conditions.isEmpty ? "" : " AND \(conditions)"), arguments)
     }

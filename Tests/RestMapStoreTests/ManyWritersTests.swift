@@ -77,6 +77,23 @@ import Testing
         #expect(try Self.contents(shared) == expected)
     }
 
+    /// Only a save into an empty table takes the bulk insert: its rows get their ids in the
+    /// body's order (drawn beforehand), while a later save of new identities upserts them, and
+    /// `ON CONFLICT` inserts in identity order.
+    @Test func onlyASaveIntoAnEmptyTableInsertsInBulk() async throws {
+        let mapper = try StoreFixture.mapper(yaml: Self.schema)
+        let (store, database) = try await Engine.postgres.newStore(mapper, name: "shop")
+        func items(_ ids: [Int]) -> String {
+            "[" + ids.map { #"{"id": \#($0), "name": "item \#($0)", "version": 1}"# }.joined(separator: ",") + "]"
+        }
+        #expect(try await StoreFixture.save(store, path: "/items", body: items((0..<300).reversed())).inserted == 300)
+        #expect(try await StoreFixture.save(store, path: "/items", body: items((300..<600).reversed())).inserted == 300)
+        let byRowID = try Engine.postgres.sql(database, #"SELECT id FROM "Item" ORDER BY rm_id"#, namespace: "shop")
+        let expected: [String] = (0..<300).reversed().map { String($0) } + (300..<600).map { String($0) }
+        #expect(byRowID == expected)
+        try store.close()
+    }
+
     /// A save into an empty table inserts its new identities without looking for conflicts.
     /// When another transaction inserted one of them meanwhile (here a psql session that holds
     /// item 150 uncommitted), the insert waits for it, fails with a unique violation once it
