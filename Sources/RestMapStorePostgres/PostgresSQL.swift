@@ -102,6 +102,12 @@ enum PostgresColumn {
 
     /// One value (not null) in a column's text form (`writeText`), to bind or compare.
     static func text(_ value: Value, _ kind: Kind) -> String {
+        switch (kind, value) {
+        case (.json, _): break
+        case (_, .string(let string)): return string
+        case (_, .integer(let integer)): return String(integer)
+        default: break
+        }
         var buffer = ByteBuffer()
         var json = JSONWriter(capacity: 64)
         _ = writeText(value, kind, to: &buffer, json: &json)

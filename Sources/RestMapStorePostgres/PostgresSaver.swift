@@ -207,7 +207,8 @@ struct PostgresSaver {
                 for position in positions {
                     guard identity.allSatisfy({ values[position][$0] != .null }) else { anonymous.append(position); continue }
                     // The identity as the server compares it: two values of one text form are one row.
-                    let key = identity.map { PostgresColumn.text(values[position][$0]!, kinds[$0]) }.joined(separator: "\u{0}")
+                    let key = identity.count == 1 ? PostgresColumn.text(values[position][identity[0]]!, kinds[identity[0]])
+                        : identity.map { PostgresColumn.text(values[position][$0]!, kinds[$0]) }.joined(separator: "\u{0}")
                     let round = seen[key, default: 0]
                     seen[key] = round + 1
                     if rounds.count <= round { rounds.append([]) }
@@ -351,8 +352,13 @@ struct PostgresSaver {
     private func drawRowIDs(_ table: StoreLayout.Table, count: Int) async throws -> [Int64] {
         var wanted = binds(try await engine.rowIDSequence(table.entity, connection))
         wanted.append(Int64(count))
-        let rowIDs = try await connection.rows("SELECT nextval($1::regclass)::text FROM generate_series(1, $2::bigint)", wanted, logger: logger)
-            .compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } }
+        // One row holding a binary array: decoding thousands of rows of text took three times
+        // as long as the server's drawing.
+        var rowIDs: [Int64] = []
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: "SELECT array_agg(v ORDER BY v) FROM "
+            + "(SELECT nextval($1::regclass) AS v FROM generate_series(1, $2::bigint)) AS s", binds: wanted), logger: logger) {
+            rowIDs = try row.decode([Int64].self)
+        }
         guard rowIDs.count == count else { throw StoreError("\(table.entity): the row ids of an insert could not be drawn") }
         return rowIDs
     }
