@@ -206,9 +206,7 @@ struct PostgresSaver {
                 var anonymous: [Int] = []
                 for position in positions {
                     guard identity.allSatisfy({ values[position][$0] != .null }) else { anonymous.append(position); continue }
-                    // The identity as the server compares it: two values of one text form are one row.
-                    let key = identity.count == 1 ? PostgresColumn.text(values[position][identity[0]]!, kinds[identity[0]])
-                        : identity.map { PostgresColumn.text(values[position][$0]!, kinds[$0]) }.joined(separator: "\u{0}")
+                    let key = Self.identityKey(values[position], identity, kinds)
                     let round = seen[key, default: 0]
                     seen[key] = round + 1
                     if rounds.count <= round { rounds.append([]) }
@@ -255,10 +253,32 @@ struct PostgresSaver {
         (table.columns.map(\.name) + table.links.filter(\.isColumn).map(\.name)).map(q)
     }
 
+    /// A record's identity as the server compares it (each value in its column's text form): two
+    /// records of one key are one row.
+    static func identityKey(_ row: [Value?], _ identity: [Int], _ kinds: [PostgresColumn.Kind]) -> String {
+        identity.count == 1 ? PostgresColumn.text(row[identity[0]]!, kinds[identity[0]])
+            : identity.map { PostgresColumn.text(row[$0]!, kinds[$0]) }.joined(separator: "\u{0}")
+    }
+
+    /// Whether the identity columns read back as text give each record's `identityKey` exactly:
+    /// text columns always, integer columns when every value is an integer (a text "05" would
+    /// read back as "5"). Only then can the client find a written row's record by its identity.
+    static func identityReadsBackExactly(_ rows: [[Value?]], _ identity: [Int], _ kinds: [PostgresColumn.Kind]) -> Bool {
+        identity.allSatisfy { slot in
+            switch kinds[slot] {
+            case .text: true
+            case .integer: rows.allSatisfy { if case .integer? = $0[slot] { true } else { false } }
+            default: false
+            }
+        }
+    }
+
     /// The statement that upserts records of distinct identities that have values for the same
     /// `slots`: it inserts the new ones and updates those where a value differs (and, with
     /// `modifiedBy`, the version is newer), locking rows in identity order, and returns each
-    /// written record's position, row id and whether it was inserted.
+    /// written record's row id, whether it was inserted, and what tells its record: the identity
+    /// as text when it reads back exactly (`identityReadsBackExactly`), else the record's
+    /// position, found by joining the written rows back to the batch on the server.
     private func upsertStatement(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ identity: [Int],
                                  _ rows: [[Value?]]) -> Statement {
         let columns = columnNames(table)
@@ -276,14 +296,22 @@ struct PostgresSaver {
             if let version { action += " AND (t.\(columns[version]) IS NULL OR excluded.\(columns[version]) > t.\(columns[version]))" }
         }
         let order = identity.map { kinds[$0].ordered(kinds[$0].fromText("x.c\($0)")) }.joined(separator: ", ")
+        let matchedByClient = Self.identityReadsBackExactly(rows, identity, kinds)
+        let insert = """
+            INSERT INTO \(names.table(table.entity)) AS t (\(slots.map { columns[$0] }.joined(separator: ", ")))
+                SELECT \(input.joined(separator: ", ")) FROM \(matchedByClient ? source : "x") ORDER BY \(order)
+                ON CONFLICT (\(target)) \(action)
+                RETURNING t.\(q(StoreSQL.rowID))::text AS rm_id, (t.xmax = 0)::text AS inserted
+            """
+        if matchedByClient {
+            // Reading the batch once, with no join back: about a fifth of the server's time for updates.
+            return (insert + ", " + identity.map { "t.\(columns[$0])::text" }.joined(separator: ", "), binds)
+        }
         let match = identity.map { "u.\(columns[$0]) = \(kinds[$0].fromText("x.c\($0)"))" }.joined(separator: " AND ")
         let sql = """
             WITH x AS (SELECT * FROM \(source)),
-            u AS (INSERT INTO \(names.table(table.entity)) AS t (\(slots.map { columns[$0] }.joined(separator: ", ")))
-                SELECT \(input.joined(separator: ", ")) FROM x ORDER BY \(order)
-                ON CONFLICT (\(target)) \(action)
-                RETURNING t.\(q(StoreSQL.rowID)) AS rm_id, (t.xmax = 0) AS inserted, \(identity.map { "t.\(columns[$0])" }.joined(separator: ", ")))
-            SELECT x.p::text, u.rm_id::text, u.inserted::text FROM x JOIN u ON \(match)
+            u AS (\(insert), \(identity.map { "t.\(columns[$0])" }.joined(separator: ", ")))
+            SELECT x.p::text, u.rm_id, u.inserted FROM x JOIN u ON \(match)
             """
         return (sql, binds)
     }
@@ -301,9 +329,24 @@ struct PostgresSaver {
         let name = names.table(table.entity)
         let version = versionSlot(table, slots)
         var result: [Int: Saved] = [:]
-        for row in try await connection.rows(statement.sql, statement.binds, logger: logger) {
-            guard let position = row[0].flatMap({ Int($0) }), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
-            result[position] = Saved(rowID: rowID, outcome: row[2] == "true" ? .inserted : .updated, unwrittenLinks: [])
+        let written = try await connection.rows(statement.sql, statement.binds, logger: logger)
+        if Self.identityReadsBackExactly(rows, identity, kinds) {
+            // Rows of row id, inserted, then the identity's texts.
+            var positions: [String: Int] = [:]
+            for (position, row) in rows.enumerated() { positions[Self.identityKey(row, identity, kinds)] = position }
+            for row in written {
+                let key = row[2...].map { $0 ?? "" }.joined(separator: "\u{0}")
+                guard let position = positions[key], let rowID = row[0].flatMap({ Int64($0) }) else {
+                    throw StoreError("\(table.entity): a written row's identity matches no record of the batch")
+                }
+                result[position] = Saved(rowID: rowID, outcome: row[1] == "true" ? .inserted : .updated, unwrittenLinks: [])
+            }
+        } else {
+            // Rows of position, row id, inserted.
+            for row in written {
+                guard let position = row[0].flatMap({ Int($0) }), let rowID = row[1].flatMap({ Int64($0) }) else { continue }
+                result[position] = Saved(rowID: rowID, outcome: row[2] == "true" ? .inserted : .updated, unwrittenLinks: [])
+            }
         }
         guard result.count < rows.count else { return result }
         // The rows left as they were: not newer when a value differs, else unchanged. Only their
