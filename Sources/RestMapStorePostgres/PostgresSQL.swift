@@ -79,39 +79,39 @@ enum PostgresColumn {
     /// Unix seconds). `json` is scratch space, reused from one value to the next. Returns the
     /// bytes written.
     static func writeText(_ value: Value, _ kind: Kind, to buffer: inout ByteBuffer, json: inout JSONWriter) -> Int {
+        if let text = scalarText(value, kind) { return buffer.writeString(text) }
+        json.removeAll()
+        value.write(to: &json)
+        return json.withBytes { buffer.writeBytes($0) }
+    }
+
+    /// One value (not null) in a column's text form (`writeText`), to bind or compare.
+    static func text(_ value: Value, _ kind: Kind) -> String {
+        if let text = scalarText(value, kind) { return text }
+        var json = JSONWriter(capacity: 64)
+        value.write(to: &json)
+        return json.string
+    }
+
+    /// The text form of a scalar outside a `json` column; `nil` for what is written as JSON
+    /// (any value of a `json` column, arrays, objects).
+    private static func scalarText(_ value: Value, _ kind: Kind) -> String? {
         switch (kind, value) {
-        case (.json, _), (_, .array), (_, .object):
-            json.removeAll()
-            value.write(to: &json)
-            return json.withBytes { buffer.writeBytes($0) }
-        case (_, .null): return 0
-        case (_, .bool(let bool)): return buffer.writeStaticString(bool ? "true" : "false")
-        case (_, .integer(let integer)): return buffer.writeString(String(integer))
-        case (_, .number(let number)): return buffer.writeString(numberText(number))
-        case (_, .decimal(let decimal)): return buffer.writeString(decimal.description)
-        case (_, .string(let string)): return buffer.writeString(string)
-        case (_, .url(let url)): return buffer.writeString(url.absoluteString)
-        case (_, .date(let date)): return buffer.writeString(numberText(date.timeIntervalSince1970))
+        case (.json, _), (_, .array), (_, .object): nil
+        case (_, .null): ""
+        case (_, .bool(let bool)): bool ? "true" : "false"
+        case (_, .integer(let integer)): String(integer)
+        case (_, .number(let number)): numberText(number)
+        case (_, .decimal(let decimal)): decimal.description
+        case (_, .string(let string)): string
+        case (_, .url(let url)): url.absoluteString
+        case (_, .date(let date)): numberText(date.timeIntervalSince1970)
         }
     }
 
     /// A double as JSON writes it; the non-finite ones as PostgreSQL spells them.
     private static func numberText(_ number: Double) -> String {
         number.isFinite ? JSONWriter.text(of: number) : number.isNaN ? "NaN" : number > 0 ? "Infinity" : "-Infinity"
-    }
-
-    /// One value (not null) in a column's text form (`writeText`), to bind or compare.
-    static func text(_ value: Value, _ kind: Kind) -> String {
-        switch (kind, value) {
-        case (.json, _): break
-        case (_, .string(let string)): return string
-        case (_, .integer(let integer)): return String(integer)
-        default: break
-        }
-        var buffer = ByteBuffer()
-        var json = JSONWriter(capacity: 64)
-        _ = writeText(value, kind, to: &buffer, json: &json)
-        return String(buffer: buffer)
     }
 
     /// The value of a column read as text (`asText`); NULL reads as `null`.

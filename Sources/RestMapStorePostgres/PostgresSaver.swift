@@ -195,18 +195,22 @@ struct PostgresSaver {
             }
         }
         // Records by the columns they have values for; identified ones in rounds of distinct identities.
+        var keys = [String](repeating: "", count: values.count)
         var groups: [[Bool]: [Int]] = [:]
         for (position, row) in values.enumerated() { groups[row.map { $0 != nil }, default: []].append(position) }
         for (present, positions) in groups.sorted(by: { $0.value[0] < $1.value[0] }) {
             let slots = present.indices.filter { present[$0] }
             let identified = !identity.isEmpty && identity.allSatisfy { present[$0] }
             var rounds: [[Int]] = []
+            var readsBackExactly = identified
             if identified {
                 var seen: [String: Int] = [:]
                 var anonymous: [Int] = []
                 for position in positions {
                     guard identity.allSatisfy({ values[position][$0] != .null }) else { anonymous.append(position); continue }
                     let key = Self.identityKey(values[position], identity, kinds)
+                    keys[position] = key
+                    readsBackExactly = readsBackExactly && Self.identityReadsBackExactly(values[position], identity, kinds)
                     let round = seen[key, default: 0]
                     seen[key] = round + 1
                     if rounds.count <= round { rounds.append([]) }
@@ -220,10 +224,12 @@ struct PostgresSaver {
                 try await insertAll(first, slots)
                 rounds.removeFirst()
             }
+            let matchedByClient = readsBackExactly
             try await runInBatches(rounds.flatMap(Self.batches), statement: { batch in
-                upsertStatement(table, slots, kinds, identity, batch.map { rows[$0] })
+                upsertStatement(table, slots, kinds, identity, batch.map { rows[$0] }, matchedByClient: matchedByClient)
             }) { statement, batch in
-                for (position, row) in try await upsertBatch(statement, table, slots, kinds, identity, batch.map { rows[$0] }) {
+                for (position, row) in try await upsertBatch(statement, table, slots, kinds, identity, batch.map { rows[$0] },
+                                                             keys: matchedByClient ? batch.map { keys[$0] } : nil) {
                     result[batch[position]] = row
                 }
             }
@@ -256,18 +262,22 @@ struct PostgresSaver {
     /// A record's identity as the server compares it (each value in its column's text form): two
     /// records of one key are one row.
     static func identityKey(_ row: [Value?], _ identity: [Int], _ kinds: [PostgresColumn.Kind]) -> String {
-        identity.count == 1 ? PostgresColumn.text(row[identity[0]]!, kinds[identity[0]])
-            : identity.map { PostgresColumn.text(row[$0]!, kinds[$0]) }.joined(separator: "\u{0}")
+        key(identity.lazy.map { PostgresColumn.text(row[$0]!, kinds[$0]) })
     }
 
-    /// Whether the identity columns read back as text give each record's `identityKey` exactly:
-    /// text columns always, integer columns when every value is an integer (a text "05" would
-    /// read back as "5"). Only then can the client find a written row's record by its identity.
-    static func identityReadsBackExactly(_ rows: [[Value?]], _ identity: [Int], _ kinds: [PostgresColumn.Kind]) -> Bool {
+    /// The texts of an identity's columns as one key.
+    static func key(_ texts: some Collection<String>) -> String {
+        texts.count == 1 ? texts.first! : texts.joined(separator: "\u{0}")
+    }
+
+    /// Whether a record's identity columns read back as text (`column::text`) give its
+    /// `identityKey`: text columns always, integer columns when the value is an integer (a text
+    /// "05" would read back as "5"). Only then can the client find a written row's record by it.
+    static func identityReadsBackExactly(_ row: [Value?], _ identity: [Int], _ kinds: [PostgresColumn.Kind]) -> Bool {
         identity.allSatisfy { slot in
             switch kinds[slot] {
             case .text: true
-            case .integer: rows.allSatisfy { if case .integer? = $0[slot] { true } else { false } }
+            case .integer: if case .integer? = row[slot] { true } else { false }
             default: false
             }
         }
@@ -277,10 +287,10 @@ struct PostgresSaver {
     /// `slots`: it inserts the new ones and updates those where a value differs (and, with
     /// `modifiedBy`, the version is newer), locking rows in identity order, and returns each
     /// written record's row id, whether it was inserted, and what tells its record: the identity
-    /// as text when it reads back exactly (`identityReadsBackExactly`), else the record's
-    /// position, found by joining the written rows back to the batch on the server.
+    /// as text when `matchedByClient` (every record's identity reads back exactly), else the
+    /// record's position, found by joining the written rows back to the batch on the server.
     private func upsertStatement(_ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind], _ identity: [Int],
-                                 _ rows: [[Value?]]) -> Statement {
+                                 _ rows: [[Value?]], matchedByClient: Bool) -> Statement {
         let columns = columnNames(table)
         var binds = PostgresBindings()
         let source = PostgresRows.table(rows, slots: slots, kinds: kinds, alias: "x", binds: &binds)
@@ -296,7 +306,6 @@ struct PostgresSaver {
             if let version { action += " AND (t.\(columns[version]) IS NULL OR excluded.\(columns[version]) > t.\(columns[version]))" }
         }
         let order = identity.map { kinds[$0].ordered(kinds[$0].fromText("x.c\($0)")) }.joined(separator: ", ")
-        let matchedByClient = Self.identityReadsBackExactly(rows, identity, kinds)
         let insert = """
             INSERT INTO \(names.table(table.entity)) AS t (\(slots.map { columns[$0] }.joined(separator: ", ")))
                 SELECT \(input.joined(separator: ", ")) FROM \(matchedByClient ? source : "x") ORDER BY \(order)
@@ -321,22 +330,22 @@ struct PostgresSaver {
         model.rules.modifiedBy[table.entity].flatMap(table.columnIndex).flatMap { slots.contains($0) ? $0 : nil }
     }
 
-    /// Upserts one batch with its statement (`upsertStatement`); a second statement reads the
-    /// rows left as they were, to tell unchanged from not newer.
-    private func upsertBatch(_ statement: Statement, _ table: StoreLayout.Table, _ slots: [Int],
-                             _ kinds: [PostgresColumn.Kind], _ identity: [Int], _ rows: [[Value?]]) async throws -> [Int: Saved] {
+    /// Upserts one batch with its statement (`upsertStatement`), finding each written row's
+    /// record by the records' identity `keys` when the statement returns identities; a second
+    /// statement reads the rows left as they were, to tell unchanged from not newer.
+    private func upsertBatch(_ statement: Statement, _ table: StoreLayout.Table, _ slots: [Int], _ kinds: [PostgresColumn.Kind],
+                             _ identity: [Int], _ rows: [[Value?]], keys: [String]?) async throws -> [Int: Saved] {
         let columns = columnNames(table)
         let name = names.table(table.entity)
         let version = versionSlot(table, slots)
         var result: [Int: Saved] = [:]
         let written = try await connection.rows(statement.sql, statement.binds, logger: logger)
-        if Self.identityReadsBackExactly(rows, identity, kinds) {
+        if let keys {
             // Rows of row id, inserted, then the identity's texts.
             var positions: [String: Int] = [:]
-            for (position, row) in rows.enumerated() { positions[Self.identityKey(row, identity, kinds)] = position }
+            for (position, key) in keys.enumerated() { positions[key] = position }
             for row in written {
-                let key = row[2...].map { $0 ?? "" }.joined(separator: "\u{0}")
-                guard let position = positions[key], let rowID = row[0].flatMap({ Int64($0) }) else {
+                guard let position = positions[Self.key(row[2...].lazy.map { $0 ?? "" })], let rowID = row[0].flatMap({ Int64($0) }) else {
                     throw StoreError("\(table.entity): a written row's identity matches no record of the batch")
                 }
                 result[position] = Saved(rowID: rowID, outcome: row[1] == "true" ? .inserted : .updated, unwrittenLinks: [])
@@ -391,7 +400,8 @@ struct PostgresSaver {
     }
 
     /// Row ids for `count` new rows of the table, drawn from its sequence, so that one statement
-    /// inserts every row with its id (an `INSERT … RETURNING` does not say which row is which).
+    /// inserts every row with its id and returns nothing (records without an identity could not
+    /// be told apart in what an `INSERT … RETURNING` returns).
     private func drawRowIDs(_ table: StoreLayout.Table, count: Int) async throws -> [Int64] {
         var wanted = binds(try await engine.rowIDSequence(table.entity, connection))
         wanted.append(Int64(count))
