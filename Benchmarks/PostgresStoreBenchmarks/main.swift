@@ -42,7 +42,7 @@ func run(_ arguments: [String]) throws -> String {
 }
 
 /// A new database on the server: its URL.
-func newDatabase() throws -> String {
+func createDatabase() throws -> String {
     let name = "restmap_benchmark_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
     _ = try run(["psql", serverURL, "-X", "-q", "-c", "CREATE DATABASE \(name)"])
     var components = URLComponents(string: serverURL)!
@@ -105,6 +105,12 @@ func serverFloor(_ database: String) throws -> (fresh: Double, updates: Double) 
 }
 let quarters = split(documents[0], parts: 4)
 for round in 0..<rounds {
+    // The round's databases, dropped at its end so that the server is the same size from one round to the next.
+    var created: [String] = []
+    func newDatabase() throws -> String {
+        created.append(try createDatabase())
+        return created[created.count - 1]
+    }
     let database = try newDatabase()
     let store = try await RecordStore.open(postgres: database, mapper: mapper)
     for (pass, document) in documents.enumerated() {
@@ -155,9 +161,10 @@ for round in 0..<rounds {
         writers[count]!.append(time)
         for store in stores { try store.close() }
     }
-    // The round's databases go, so that the server is the same size from one round to the next.
-    let created = try run(["psql", serverURL, "-X", "-At", "-c", "SELECT datname FROM pg_database WHERE datname LIKE 'restmap\\_benchmark\\_%'"])
-    for name in created.split(separator: "\n") { _ = try run(["psql", serverURL, "-X", "-q", "-c", "DROP DATABASE \(name) WITH (FORCE)"]) }
+    for url in created {
+        let name = URLComponents(string: url)!.path.dropFirst()
+        _ = try run(["psql", serverURL, "-X", "-q", "-c", "DROP DATABASE \(name) WITH (FORCE)"])
+    }
 }
 
 extension Range where Bound == Int {
